@@ -1,0 +1,259 @@
+package actions
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
+)
+
+// Initializer is seed 003's "pre-configure memory" action: it places the
+// blocks of each timestep level by level, highest first, best fit (rules 1-5
+// of ALGORITHM.md). It can start from any timestep of any layout, which is
+// how the search re-plans the timesteps after the one it changed.
+//
+// The zero value is not usable; build one with NewInitializer.
+type Initializer struct {
+	p *state.Problem
+	// NoReuse disables rule 5: no block is put over a reusable block's
+	// space; every block gets free space of its own.
+	NoReuse bool
+	order   [][]int32 // per timestep, the blocks created there in allocation order
+}
+
+// NewInitializer returns the initializer for p, with reuse on.
+func NewInitializer(p *state.Problem) *Initializer {
+	in := &Initializer{p: p, order: make([][]int32, p.Prog.Timesteps())}
+	for t := range in.order {
+		o := slices.Clone(p.Prog.Created(t))
+		slices.SortStableFunc(o, func(a, b int32) int {
+			return allocRank(p.Block(int(a)).Kind) - allocRank(p.Block(int(b)).Kind)
+		})
+		in.order[t] = o
+	}
+	return in
+}
+
+// allocRank orders the blocks created at one timestep. Scratch comes first,
+// because the kind rule lets an op's outputs take its scratch space and they
+// can only do so if the scratch is already placed; then the op's results
+// (activations, outputs, program inputs); constants last, so that weights
+// fill what the program's own data leaves. Ties keep block ID order.
+func allocRank(k workload.Kind) int {
+	switch k {
+	case workload.Scratch:
+		return 0
+	case workload.Constant:
+		return 2
+	}
+	return 1
+}
+
+// Order returns the blocks created at t in the order the initializer places
+// them. The slice must not be modified.
+func (in *Initializer) Order(t int) []int32 { return in.order[t] }
+
+// Run places every block created at timestep from or later, and returns the
+// occupancy of the final timestep. Blocks created before from keep their
+// segments up to from-1 and stay where they are at from-1 for the rest of
+// their lives (segments starting at from or later are dropped): this is
+// the re-planning step of the search. Run(lay, 0) plans from empty memory.
+func (in *Initializer) Run(lay *state.Layout, from int) (*state.Occupancy, error) {
+	p := in.p
+	var occ *state.Occupancy
+	if from == 0 {
+		occ = state.NewOccupancy(p)
+	} else {
+		for b := range lay.Segs {
+			blk := p.Block(b)
+			if blk.First < from && blk.Last >= from {
+				segs := lay.Segs[b]
+				i := len(segs)
+				for i > 1 && int(segs[i-1].From) >= from {
+					i--
+				}
+				lay.Segs[b] = segs[:i]
+			}
+		}
+		var err error
+		if occ, err = state.OccupancyAt(p, lay, from-1); err != nil {
+			return nil, fmt.Errorf("initializer: layout before timestep %d is broken: %w", from, err)
+		}
+	}
+	for t := from; t < p.Prog.Timesteps(); t++ {
+		if err := in.Step(occ, lay, t); err != nil {
+			return nil, err
+		}
+	}
+	return occ, nil
+}
+
+// Step advances occ from timestep t-1 to t: it frees the blocks whose life
+// ended at t-1 and places the blocks created at t, recording their placement
+// in lay. It assumes that no block moves at t (blocks alive at t-1 and t are
+// where they were).
+func (in *Initializer) Step(occ *state.Occupancy, lay *state.Layout, t int) error {
+	p := in.p
+	if t > 0 {
+		for _, b := range p.Prog.Dying(t - 1) {
+			s := lay.At(int(b), t-1)
+			occ.Release(int(b), int(s.Level), s.Offset)
+		}
+	}
+	for _, b := range in.order[t] {
+		pos, ok := in.Place(occ, lay, int(b), t)
+		if !ok {
+			return in.infeasible(occ, int(b), t)
+		}
+		lay.SetFirst(int(b), state.Seg{From: int32(t), Level: pos.Level, Offset: pos.Offset})
+	}
+	return nil
+}
+
+// Place puts block b, created at t, into occ by rules 1-5 and returns where.
+// It does not record the placement in lay (lay is read for the positions
+// of blocks whose space b might reuse).
+func (in *Initializer) Place(occ *state.Occupancy, lay *state.Layout, b, t int) (state.Pos, bool) {
+	p := in.p
+	for l := 0; l < p.Levels(); l++ {
+		if !p.Allowed(b, l) {
+			continue
+		}
+		if !in.NoReuse {
+			if a, off, ok := ReuseTarget(occ, lay, b, l, t); ok {
+				occ.Reuse(a, b, l, off)
+				return state.Pos{Level: int32(l), Offset: off}, true
+			}
+		}
+		if off, ok := BestFit(occ, b, l); ok {
+			occ.Place(b, l, off)
+			return state.Pos{Level: int32(l), Offset: off}, true
+		}
+	}
+	return state.Pos{}, false
+}
+
+// ReuseTarget finds, by rule 5, a block a whose space block b (created at t)
+// may take over in level l: a ends at t, the kind rule allows it, a still
+// holds its space, and b fits from a's offset. The first such block in ID
+// order wins.
+func ReuseTarget(occ *state.Occupancy, lay *state.Layout, b, l, t int) (a int, off int64, ok bool) {
+	p := occ.Problem()
+	bb := p.Block(b)
+	for _, ai := range p.Prog.Dying(t) {
+		a := int(ai)
+		if a == b || !workload.CanReuse(p.Block(a), bb) {
+			continue
+		}
+		s := lay.At(a, t)
+		if int(s.Level) != l {
+			continue
+		}
+		if occ.ReuseFits(a, b, l, s.Offset) {
+			return a, s.Offset, true
+		}
+	}
+	return 0, 0, false
+}
+
+// BestFit finds a place for block b in level l by rules 2-4: the smallest
+// free gap that holds its footprint at its alignment (lowest address among
+// equals), and in it the boundary chosen by Boundary.
+func BestFit(occ *state.Occupancy, b, l int) (int64, bool) {
+	p := occ.Problem()
+	f := p.Foot(b, l)
+	var off int64
+	found := false
+	occ.FitGaps(l, f, func(g state.Gap) bool {
+		off, found = Boundary(occ, b, l, g)
+		return !found
+	})
+	return off, found
+}
+
+// never is the death time of a level's own edge: it is never destroyed.
+const never = math.MaxInt
+
+// Boundary places block b against one boundary of free gap g of level l
+// (rules 3 and 4): against the neighbour that dies later, a level edge
+// counting as a neighbour that never dies; between neighbours that die
+// together, against the side nearer the level's own edge; remaining ties go
+// to the lower address. ok is false if b does not fit in g.
+func Boundary(occ *state.Occupancy, b, l int, g state.Gap) (off int64, ok bool) {
+	p := occ.Problem()
+	f, a := p.Foot(b, l), p.Align(b, l)
+	capacity := p.HW.Levels[l].Capacity
+	leftDeath, rightDeath := never, never
+	if g.Off > 0 {
+		s, found := occ.SpanEndingAt(l, g.Off)
+		if !found {
+			panic(fmt.Sprintf("actions: gap [%d,%d) of level %d has no left neighbour", g.Off, g.End, l))
+		}
+		leftDeath = p.Block(int(s.Block)).Last
+	}
+	if g.End < capacity {
+		s, found := occ.SpanAt(l, g.End)
+		if !found {
+			panic(fmt.Sprintf("actions: gap [%d,%d) of level %d has no right neighbour", g.Off, g.End, l))
+		}
+		rightDeath = p.Block(int(s.Block)).Last
+	}
+	left := true
+	switch {
+	case leftDeath > rightDeath:
+		left = true
+	case rightDeath > leftDeath:
+		left = false
+	default:
+		left = g.Off <= capacity-g.End
+	}
+	if left {
+		off = state.AlignUp(g.Off, a)
+	} else {
+		off = state.AlignDown(g.End-f, a)
+	}
+	return off, off >= g.Off && off+f <= g.End
+}
+
+// InfeasibleError says that a block fits no level it may use.
+type InfeasibleError struct {
+	Block    string
+	Size     int64
+	Timestep int
+	// Per level the block may use (fastest first): the footprint it needs
+	// and the largest free space there at that timestep.
+	Levels  []string
+	Need    []int64
+	Largest []int64
+	Pinned  bool
+}
+
+func (e *InfeasibleError) Error() string {
+	var parts []string
+	for i := range e.Levels {
+		parts = append(parts, fmt.Sprintf("%s needs %d B, largest free %d B", e.Levels[i], e.Need[i], e.Largest[i]))
+	}
+	what := "fits no level"
+	if e.Pinned {
+		what = "does not fit its pinned level"
+	}
+	return fmt.Sprintf("block %q (%d B) created at timestep %d %s: %s",
+		e.Block, e.Size, e.Timestep, what, strings.Join(parts, "; "))
+}
+
+func (in *Initializer) infeasible(occ *state.Occupancy, b, t int) error {
+	p := in.p
+	e := &InfeasibleError{Block: p.Block(b).Name, Size: p.Block(b).Size, Timestep: t, Pinned: p.Pin(b) != state.NoPin}
+	for l := 0; l < p.Levels(); l++ {
+		if p.Pin(b) != state.NoPin && p.Pin(b) != l {
+			continue
+		}
+		e.Levels = append(e.Levels, p.HW.Levels[l].Name)
+		e.Need = append(e.Need, p.Foot(b, l))
+		e.Largest = append(e.Largest, occ.Largest(l))
+	}
+	return e
+}

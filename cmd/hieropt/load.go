@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hieropt/hieropt"
+	hwconfig "github.com/hieropt/hieropt/configs/hw"
+	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
+)
+
+// isBuiltinName reports whether arg looks like a built-in name rather than
+// a path: no directory separator and no extension.
+func isBuiltinName(arg string) bool {
+	return !strings.ContainsAny(arg, `/\`) && filepath.Ext(arg) == ""
+}
+
+// loadWorkload reads a workload from a file, stdin ("-") or the built-in
+// examples.
+func (a *app) loadWorkload(arg string) (*workload.Program, string, error) {
+	if arg == "" {
+		return nil, "", usageErrorf("--workload is required (a file, - for stdin, or a built-in: %s)", strings.Join(hieropt.ExampleWorkloads(), ", "))
+	}
+	if arg == "-" {
+		data, err := io.ReadAll(a.stdin)
+		if err != nil {
+			return nil, "", &inputerr.Error{Doc: workload.DocName("-"), Rule: "cannot read stdin: " + err.Error(), Err: err}
+		}
+		p, err := workload.Parse("-", data)
+		return p, workload.DocName("-"), err
+	}
+	data, err := os.ReadFile(arg)
+	if err == nil {
+		p, err := workload.Parse(arg, data)
+		return p, workload.DocName(arg), err
+	}
+	if errors.Is(err, fs.ErrNotExist) && isBuiltinName(arg) {
+		if data, ok := hieropt.ExampleWorkload(arg); ok {
+			p, err := workload.Parse("builtin:"+arg, data)
+			return p, workload.DocName("builtin:" + arg), err
+		}
+		return nil, "", inputerr.New(workload.DocName(arg), "", "no such file and no built-in workload of that name (built-ins: %s)", strings.Join(hieropt.ExampleWorkloads(), ", "))
+	}
+	return nil, "", &inputerr.Error{Doc: workload.DocName(arg), Rule: "cannot read: " + errorText(err), Err: err}
+}
+
+// loadProfile reads a profile from a file or the built-ins.
+func (a *app) loadProfile(arg string) (*hw.Profile, error) {
+	if arg == "" {
+		return nil, usageErrorf("--hw is required (a YAML file or a built-in: %s)", strings.Join(hwconfig.Names(), ", "))
+	}
+	if arg == "-" {
+		data, err := io.ReadAll(a.stdin)
+		if err != nil {
+			return nil, &inputerr.Error{Doc: hw.DocName("-"), Rule: "cannot read stdin: " + err.Error(), Err: err}
+		}
+		return hwconfig.Parse("-", data)
+	}
+	return hwconfig.Load(arg)
+}
+
+// loadProblem loads and binds a workload and a profile.
+func (a *app) loadProblem(workloadArg, hwArg string) (*state.Problem, error) {
+	if workloadArg == "-" && hwArg == "-" {
+		return nil, usageErrorf("--workload and --hw cannot both read stdin")
+	}
+	prog, doc, err := a.loadWorkload(workloadArg)
+	if err != nil {
+		return nil, err
+	}
+	prof, err := a.loadProfile(hwArg)
+	if err != nil {
+		return nil, err
+	}
+	return bindProblem(prog, prof, doc)
+}
+
+func bindProblem(prog *workload.Program, prof *hw.Profile, doc string) (*state.Problem, error) {
+	return state.Bind(prog, prof, doc)
+}
+
+// writeOutput writes what fill produces to path atomically: into a
+// temporary file beside it, synced, then renamed over path, so that a
+// failure or a kill never leaves a partial file. "-" writes to stdout.
+func (a *app) writeOutput(path string, fill func(io.Writer) error) error {
+	if path == "-" {
+		var buf bytes.Buffer
+		if err := fill(&buf); err != nil {
+			return err
+		}
+		_, err := a.stdout.Write(buf.Bytes())
+		return err
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return &exitError{exitInput, fmt.Errorf("cannot write %s: %s", path, errorText(err))}
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if err := fill(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return &exitError{exitInput, fmt.Errorf("cannot write %s: %s", path, errorText(err))}
+	}
+	if err := tmp.Close(); err != nil {
+		return &exitError{exitInput, fmt.Errorf("cannot write %s: %s", path, errorText(err))}
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return &exitError{exitInput, fmt.Errorf("cannot write %s: %s", path, errorText(err))}
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return &exitError{exitInput, fmt.Errorf("cannot write %s: %s", path, errorText(err))}
+	}
+	return nil
+}

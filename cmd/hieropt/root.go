@@ -1,0 +1,93 @@
+package main
+
+import (
+	"io"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// app is what every subcommand shares: the process's streams. There is no
+// other shared state; each command binds its own settings.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "hieropt",
+		Short: "Plan where a neural network's data lives in a hierarchy of memories",
+		Long: `hieropt is a memory planner for neural-network inference on hardware with a
+hierarchy of software-managed memories (on-chip SRAM levels over DRAM: NPUs,
+DSPs, TPUs, GPU shared memory).
+
+Give it a workload (operators in execution order and the blocks they read and
+write, with sizes and lifetimes) and a hardware profile (memory levels, fastest
+first, with capacity, alignment, latency and bandwidth). It decides which level
+and which address hold every block at every step, and when to move it, so that
+the program spends the least time moving data, and writes that as a plan.
+
+Workloads and profiles are files, or the names of built-in ones: see
+'hieropt profiles' and 'hieropt inspect --list'. The formats are described in
+FORMATS.md of the source tree.
+
+Settings come from flags, then HIEROPT_<FLAG> environment variables (dashes
+become underscores: HIEROPT_NO_SEARCH=1), then the command's section of the
+YAML file given by --config or HIEROPT_CONFIG, e.g.
+
+  optimize:
+    hw: ethos-u55
+    no-search: true
+
+Exit codes: 0 success; 1 infeasible problem or invalid plan; 2 bad input or
+usage; 3 internal error.`,
+		Version:       version(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().String("config", "", "YAML file of settings, one section per command (env HIEROPT_CONFIG)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(
+		newOptimizeCmd(a),
+		newVerifyCmd(a),
+		newProfilesCmd(a),
+		newInspectCmd(a),
+	)
+	for _, c := range root.Commands() {
+		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+	}
+	return root
+}
+
+// version is the module version the binary was built from.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// exactArgs is cobra.ExactArgs with a usage error.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return asUsage(err)
+		}
+		return nil
+	}
+}
+
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.MaximumNArgs(n)(cmd, args); err != nil {
+			return asUsage(err)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,144 @@
+// Package hw is the memory hierarchy a plan targets: the hardware profile of
+// FORMATS.md section 2 ("hieropt.hw/v1").
+//
+// A Profile lists its levels fastest (highest) first. Each level has a
+// capacity, an alignment, and the latency and bandwidth of writing data into
+// it and reading data out of it: moving d bytes across one side costs
+// latency + d/bandwidth time units.
+//
+// Profiles are usually YAML files; this package does not parse YAML itself
+// (that is the job of configs/hw, which loads them through viper). It takes
+// the decoded document as a generic map (FromMap) and checks every rule.
+package hw
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/hieropt/hieropt/inputerr"
+)
+
+// Format is the value of the "format" field of a profile document.
+const Format = "hieropt.hw/v1"
+
+// Time units a profile may use.
+const (
+	Cycle = "cycle"
+	NS    = "ns"
+)
+
+// Link is one side of a level: the cost of moving d bytes across it is
+// Latency + d/Bandwidth time units.
+type Link struct {
+	Latency   float64 // time units, > 0
+	Bandwidth float64 // bytes per time unit, > 0
+}
+
+// Time returns the time to move d bytes across the link.
+func (l Link) Time(d int64) float64 { return l.Latency + float64(d)/l.Bandwidth }
+
+// Level is one software-managed memory.
+type Level struct {
+	Name      string
+	Capacity  int64 // bytes, > 0
+	Alignment int64 // bytes, > 0: offsets are multiples, footprints rounded up
+	In        Link  // writing into the level
+	Out       Link  // reading out of the level
+}
+
+// Profile is a memory hierarchy, fastest level first.
+type Profile struct {
+	Name        string
+	Description string
+	TimeUnit    string
+	Levels      []Level
+}
+
+// LevelIndex returns the index of the level named name.
+func (p *Profile) LevelIndex(name string) (int, bool) {
+	for i := range p.Levels {
+		if p.Levels[i].Name == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// LevelNames returns the level names, fastest first.
+func (p *Profile) LevelNames() []string {
+	out := make([]string, len(p.Levels))
+	for i := range p.Levels {
+		out[i] = p.Levels[i].Name
+	}
+	return out
+}
+
+// DocName returns how errors name the profile document in file.
+func DocName(file string) string { return inputerr.Doc("hardware profile", file) }
+
+// LevelItem names level i for error messages.
+func (p *Profile) LevelItem(i int) string {
+	if i < len(p.Levels) && p.Levels[i].Name != "" {
+		return fmt.Sprintf("level %q", p.Levels[i].Name)
+	}
+	return fmt.Sprintf("level %d", i)
+}
+
+// Validate checks every rule of FORMATS.md section 2. doc names the document
+// in errors.
+func (p *Profile) Validate(doc string) error {
+	if p.Name == "" {
+		return inputerr.New(doc, "", "missing required field \"name\"")
+	}
+	if p.TimeUnit != Cycle && p.TimeUnit != NS {
+		return inputerr.New(doc, "", "time_unit %q: want %q or %q", p.TimeUnit, Cycle, NS)
+	}
+	if len(p.Levels) == 0 {
+		return inputerr.New(doc, "", "\"levels\" is empty: a profile needs at least one level")
+	}
+	seen := make(map[string]int, len(p.Levels))
+	for i := range p.Levels {
+		l := &p.Levels[i]
+		item := p.LevelItem(i)
+		if l.Name == "" {
+			return inputerr.New(doc, item, "missing required field \"name\"")
+		}
+		if j, dup := seen[l.Name]; dup {
+			return inputerr.New(doc, item, "duplicate level name (also level %d)", j)
+		}
+		seen[l.Name] = i
+		if l.Capacity <= 0 {
+			return inputerr.New(doc, item, "capacity %d: must be > 0 bytes", l.Capacity)
+		}
+		if l.Alignment <= 0 {
+			return inputerr.New(doc, item, "alignment %d: must be > 0 bytes", l.Alignment)
+		}
+		if l.Alignment > l.Capacity {
+			return inputerr.New(doc, item, "alignment %d is larger than the capacity %d", l.Alignment, l.Capacity)
+		}
+		for _, side := range []struct {
+			name string
+			link Link
+		}{{"in", l.In}, {"out", l.Out}} {
+			if err := checkPositive(side.link.Latency); err != nil {
+				return inputerr.New(doc, item, "%s.latency %v: %v", side.name, side.link.Latency, err)
+			}
+			if err := checkPositive(side.link.Bandwidth); err != nil {
+				return inputerr.New(doc, item, "%s.bandwidth %v: %v", side.name, side.link.Bandwidth, err)
+			}
+		}
+	}
+	return nil
+}
+
+func checkPositive(v float64) error {
+	switch {
+	case math.IsNaN(v):
+		return fmt.Errorf("must be a number, not NaN")
+	case math.IsInf(v, 0):
+		return fmt.Errorf("must be finite")
+	case v <= 0:
+		return fmt.Errorf("must be > 0")
+	}
+	return nil
+}

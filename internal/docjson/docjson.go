@@ -1,0 +1,308 @@
+// Package docjson reads JSON documents field by field, so that a wrong type
+// or a missing field becomes an inputerr.Error that names the document, the
+// item and the field, rather than a decoder message with a byte offset.
+//
+// Numbers are read exactly: integers go through json.Number, so sizes and
+// offsets beyond 2^53 keep every digit, and a value beyond int64 is an error
+// instead of a silent wrap.
+package docjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hieropt/hieropt/inputerr"
+)
+
+// Object is one JSON object of a document.
+type Object struct {
+	doc, item string
+	fields    map[string]json.RawMessage
+}
+
+// ParseDocument decodes data as a JSON object. It rejects trailing data.
+func ParseDocument(doc string, data []byte) (*Object, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, inputerr.New(doc, "", "empty document: want a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return nil, syntaxError(doc, data, err)
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, inputerr.New(doc, "", "invalid JSON: data after the top-level object")
+	}
+	return NewObject(doc, "", raw)
+}
+
+func syntaxError(doc string, data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := position(data, se.Offset)
+		return &inputerr.Error{Doc: doc, Rule: fmt.Sprintf("invalid JSON at line %d, column %d: %s", line, col, se.Error()), Err: err}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return &inputerr.Error{Doc: doc, Rule: "invalid JSON: unexpected end of file", Err: err}
+	}
+	return &inputerr.Error{Doc: doc, Rule: "invalid JSON: " + err.Error(), Err: err}
+}
+
+func position(data []byte, offset int64) (line, col int) {
+	line, col = 1, 1
+	for i := int64(0); i < offset && i < int64(len(data)); i++ {
+		if data[i] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// NewObject decodes raw as a JSON object that belongs to item of doc.
+func NewObject(doc, item string, raw json.RawMessage) (*Object, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return nil, inputerr.New(doc, item, "want a JSON object, got %s", describe(raw))
+	}
+	return &Object{doc: doc, item: item, fields: fields}, nil
+}
+
+// Doc returns the document name the object reports errors under.
+func (o *Object) Doc() string { return o.doc }
+
+// Has reports whether the field is present (even as null).
+func (o *Object) Has(key string) bool {
+	_, ok := o.fields[key]
+	return ok
+}
+
+func (o *Object) errorf(key, rule string, args ...any) error {
+	return inputerr.New(o.doc, o.item, fmt.Sprintf("field %q: ", key)+fmt.Sprintf(rule, args...))
+}
+
+func (o *Object) missing(key string) error {
+	return inputerr.New(o.doc, o.item, "missing required field %q", key)
+}
+
+// String reads a string field. A missing optional field gives "".
+func (o *Object) String(key string, required bool) (string, error) {
+	raw, ok := o.fields[key]
+	if !ok || isNull(raw) {
+		if required {
+			return "", o.missing(key)
+		}
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", o.errorf(key, "want a string, got %s", describe(raw))
+	}
+	return s, nil
+}
+
+// Bool reads a boolean field; a missing optional field gives def.
+func (o *Object) Bool(key string, def bool) (bool, error) {
+	raw, ok := o.fields[key]
+	if !ok || isNull(raw) {
+		return def, nil
+	}
+	var v bool
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return false, o.errorf(key, "want true or false, got %s", describe(raw))
+	}
+	return v, nil
+}
+
+// Int64 reads an integer field. present is false for a missing optional
+// field.
+func (o *Object) Int64(key string, required bool) (v int64, present bool, err error) {
+	raw, ok := o.fields[key]
+	if !ok || isNull(raw) {
+		if required {
+			return 0, false, o.missing(key)
+		}
+		return 0, false, nil
+	}
+	v, err = parseInt(raw)
+	if err != nil {
+		return 0, false, o.errorf(key, "%v", err)
+	}
+	return v, true, nil
+}
+
+// Float reads a finite number field.
+func (o *Object) Float(key string, required bool) (v float64, present bool, err error) {
+	raw, ok := o.fields[key]
+	if !ok || isNull(raw) {
+		if required {
+			return 0, false, o.missing(key)
+		}
+		return 0, false, nil
+	}
+	var n json.Number
+	if err := unmarshalNumber(raw, &n); err != nil {
+		return 0, false, o.errorf(key, "want a number, got %s", describe(raw))
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false, o.errorf(key, "number %s is out of range", n)
+	}
+	return f, true, nil
+}
+
+// IntList reads an array of integers. A missing optional field gives nil.
+func (o *Object) IntList(key string, required bool) ([]int64, error) {
+	raw, ok := o.fields[key]
+	if !ok || isNull(raw) {
+		if required {
+			return nil, o.missing(key)
+		}
+		return nil, nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, o.errorf(key, "want an array of integers, got %s", describe(raw))
+	}
+	out := make([]int64, len(items))
+	for i, it := range items {
+		v, err := parseInt(it)
+		if err != nil {
+			return nil, o.errorf(key, "element %d: %v", i, err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// Array reads an array field as raw elements.
+func (o *Object) Array(key string, required bool) ([]json.RawMessage, error) {
+	raw, ok := o.fields[key]
+	if !ok || isNull(raw) {
+		if required {
+			return nil, o.missing(key)
+		}
+		return nil, nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, o.errorf(key, "want an array, got %s", describe(raw))
+	}
+	return items, nil
+}
+
+// Object reads an object field. A missing optional field gives nil.
+func (o *Object) Object(key string, required bool) (*Object, error) {
+	raw, ok := o.fields[key]
+	if !ok || isNull(raw) {
+		if required {
+			return nil, o.missing(key)
+		}
+		return nil, nil
+	}
+	sub, err := NewObject(o.doc, o.item, raw)
+	if err != nil {
+		return nil, o.errorf(key, "want an object, got %s", describe(raw))
+	}
+	sub.item = strings.TrimPrefix(o.item+": "+key, ": ")
+	return sub, nil
+}
+
+// Name peeks at the "name" field of a raw object, for naming it in errors
+// before it is fully decoded. It returns "" when there is none.
+func Name(raw json.RawMessage) string {
+	var v struct {
+		Name any `json:"name"`
+	}
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	s, _ := v.Name.(string)
+	return s
+}
+
+func isNull(raw json.RawMessage) bool {
+	return string(bytes.TrimSpace(raw)) == "null"
+}
+
+func unmarshalNumber(raw json.RawMessage, n *json.Number) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	num, ok := v.(json.Number)
+	if !ok {
+		return errors.New("not a number")
+	}
+	*n = num
+	return nil
+}
+
+// maxExactFloat is the largest integer a float64 holds exactly (2^53).
+const maxExactFloat = 1 << 53
+
+func parseInt(raw json.RawMessage) (int64, error) {
+	var n json.Number
+	if err := unmarshalNumber(raw, &n); err != nil {
+		return 0, fmt.Errorf("want an integer, got %s", describe(raw))
+	}
+	v, err := strconv.ParseInt(string(n), 10, 64)
+	if err == nil {
+		return v, nil
+	}
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("integer %s does not fit in 64 bits", n)
+	}
+	// Not a plain integer literal: accept 1e6 or 1024.0, which are integral,
+	// but nothing fractional and nothing too large to be exact.
+	f, ferr := strconv.ParseFloat(string(n), 64)
+	if ferr != nil || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("integer %s does not fit in 64 bits", n)
+	}
+	if f != math.Trunc(f) {
+		return 0, fmt.Errorf("want an integer, got %s", n)
+	}
+	if math.Abs(f) > maxExactFloat {
+		return 0, fmt.Errorf("integer %s is too large to be exact; write it without a fraction or exponent", n)
+	}
+	return int64(f), nil
+}
+
+// describe names the JSON type of raw for error messages.
+func describe(raw json.RawMessage) string {
+	s := bytes.TrimSpace(raw)
+	if len(s) == 0 {
+		return "nothing"
+	}
+	switch s[0] {
+	case '"':
+		if len(s) > 40 {
+			return "a string"
+		}
+		return "string " + string(s)
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		if len(s) > 40 {
+			return "number " + string(s[:40]) + "…"
+		}
+		return "number " + string(s)
+	}
+}

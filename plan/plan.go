@@ -1,0 +1,248 @@
+// Package plan is the plan document of FORMATS.md section 3
+// ("hieropt.plan/v1"): for every block, where it lives over its lifetime
+// (placements) and when it moves (transfers), with its cost.
+//
+// FromLayout turns a state.Layout into a Plan and ToLayout goes back;
+// Validate checks every rule of the format, recomputing the cost
+// independently of package costmodel for the default model.
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/internal/docjson"
+)
+
+// Format is the value of the "format" field of a plan document.
+const Format = "hieropt.plan/v1"
+
+// Placement says that Block sits at Offset of Level during [From, To].
+type Placement struct {
+	Block  string `json:"block"`
+	From   int    `json:"from"`
+	To     int    `json:"to"`
+	Level  string `json:"level"`
+	Offset int64  `json:"offset"`
+}
+
+// Transfer says that Block moves at timestep At.
+type Transfer struct {
+	Block      string `json:"block"`
+	At         int    `json:"at"`
+	FromLevel  string `json:"from_level"`
+	FromOffset int64  `json:"from_offset"`
+	ToLevel    string `json:"to_level"`
+	ToOffset   int64  `json:"to_offset"`
+}
+
+// Cost is the plan's cost: Initial is the initializer's plan, Final this
+// one.
+type Cost struct {
+	Initial float64
+	Final   float64
+}
+
+// Plan is a plan document.
+type Plan struct {
+	Workload  string
+	Hardware  string
+	TimeUnit  string
+	CostModel string // "" means the default model
+	Cost      Cost
+	// Planner records how the plan was made (extra field, informational).
+	Planner    string
+	Placements []Placement
+	Transfers  []Transfer
+}
+
+// DocName returns how errors name the plan document in file.
+func DocName(file string) string { return inputerr.Doc("plan", file) }
+
+// ReadFile reads a plan document (it does not validate it against a
+// workload: see Validate).
+func ReadFile(path string) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		rule := err.Error()
+		if pe, ok := err.(*os.PathError); ok {
+			rule = pe.Err.Error()
+		}
+		return nil, &inputerr.Error{Doc: DocName(path), Rule: "cannot read: " + rule, Err: err}
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes a plan document; file names it in errors.
+func Parse(file string, data []byte) (*Plan, error) {
+	doc := DocName(file)
+	top, err := docjson.ParseDocument(doc, data)
+	if err != nil {
+		return nil, err
+	}
+	format, err := top.String("format", true)
+	if err != nil {
+		return nil, err
+	}
+	if format != Format {
+		return nil, inputerr.New(doc, "", "format %q is not supported: want %q", format, Format)
+	}
+	pl := &Plan{}
+	if pl.Workload, err = top.String("workload", true); err != nil {
+		return nil, err
+	}
+	if pl.Hardware, err = top.String("hardware", true); err != nil {
+		return nil, err
+	}
+	if pl.TimeUnit, err = top.String("time_unit", true); err != nil {
+		return nil, err
+	}
+	if pl.CostModel, err = top.String("cost_model", false); err != nil {
+		return nil, err
+	}
+	if pl.Planner, err = top.String("planner", false); err != nil {
+		return nil, err
+	}
+	cost, err := top.Object("cost", true)
+	if err != nil {
+		return nil, err
+	}
+	if pl.Cost.Initial, _, err = cost.Float("initial", true); err != nil {
+		return nil, err
+	}
+	if pl.Cost.Final, _, err = cost.Float("final", true); err != nil {
+		return nil, err
+	}
+	places, err := top.Array("placements", true)
+	if err != nil {
+		return nil, err
+	}
+	pl.Placements = make([]Placement, len(places))
+	for i, raw := range places {
+		o, err := docjson.NewObject(doc, fmt.Sprintf("placements[%d]", i), raw)
+		if err != nil {
+			return nil, err
+		}
+		p := &pl.Placements[i]
+		if p.Block, err = o.String("block", true); err != nil {
+			return nil, err
+		}
+		if p.From, err = step(o, "from"); err != nil {
+			return nil, err
+		}
+		if p.To, err = step(o, "to"); err != nil {
+			return nil, err
+		}
+		if p.Level, err = o.String("level", true); err != nil {
+			return nil, err
+		}
+		if p.Offset, _, err = o.Int64("offset", true); err != nil {
+			return nil, err
+		}
+	}
+	transfers, err := top.Array("transfers", true)
+	if err != nil {
+		return nil, err
+	}
+	pl.Transfers = make([]Transfer, len(transfers))
+	for i, raw := range transfers {
+		o, err := docjson.NewObject(doc, fmt.Sprintf("transfers[%d]", i), raw)
+		if err != nil {
+			return nil, err
+		}
+		x := &pl.Transfers[i]
+		if x.Block, err = o.String("block", true); err != nil {
+			return nil, err
+		}
+		if x.At, err = step(o, "at"); err != nil {
+			return nil, err
+		}
+		if x.FromLevel, err = o.String("from_level", true); err != nil {
+			return nil, err
+		}
+		if x.FromOffset, _, err = o.Int64("from_offset", true); err != nil {
+			return nil, err
+		}
+		if x.ToLevel, err = o.String("to_level", true); err != nil {
+			return nil, err
+		}
+		if x.ToOffset, _, err = o.Int64("to_offset", true); err != nil {
+			return nil, err
+		}
+	}
+	return pl, nil
+}
+
+func step(o *docjson.Object, key string) (int, error) {
+	v, _, err := o.Int64(key, true)
+	if err != nil {
+		return 0, err
+	}
+	if v < -1<<31 || v > 1<<31-1 {
+		return 0, inputerr.New(o.Doc(), "", "field %q: timestep %d out of range", key, v)
+	}
+	return int(v), nil
+}
+
+// Write writes the plan document: header fields first, then one placement
+// or transfer per line. The output depends on nothing but the plan.
+func (pl *Plan) Write(w io.Writer) error {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "{\n  \"format\": %s,\n  \"workload\": %s,\n  \"hardware\": %s,\n  \"time_unit\": %s,\n",
+		quote(Format), quote(pl.Workload), quote(pl.Hardware), quote(pl.TimeUnit))
+	if pl.CostModel != "" {
+		fmt.Fprintf(&buf, "  \"cost_model\": %s,\n", quote(pl.CostModel))
+	}
+	if pl.Planner != "" {
+		fmt.Fprintf(&buf, "  \"planner\": %s,\n", quote(pl.Planner))
+	}
+	fmt.Fprintf(&buf, "  \"cost\": {\"initial\": %s, \"final\": %s},\n", num(pl.Cost.Initial), num(pl.Cost.Final))
+	buf.WriteString("  \"placements\": [")
+	for i := range pl.Placements {
+		if err := elem(&buf, i, pl.Placements[i]); err != nil {
+			return err
+		}
+	}
+	if len(pl.Placements) > 0 {
+		buf.WriteString("\n  ")
+	}
+	buf.WriteString("],\n  \"transfers\": [")
+	for i := range pl.Transfers {
+		if err := elem(&buf, i, pl.Transfers[i]); err != nil {
+			return err
+		}
+	}
+	if len(pl.Transfers) > 0 {
+		buf.WriteString("\n  ")
+	}
+	buf.WriteString("]\n}\n")
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func elem(buf *bytes.Buffer, i int, v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if i > 0 {
+		buf.WriteByte(',')
+	}
+	buf.WriteString("\n    ")
+	buf.Write(line)
+	return nil
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// num formats a cost with every digit a float64 holds, so that a reader
+// recomputes the same value.
+func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

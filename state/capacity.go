@@ -1,0 +1,118 @@
+package state
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// CapacityError says that a program cannot fit a profile at all: at some
+// timestep its live blocks need more bytes than the levels hold together
+// (or than a level holds the blocks pinned to it), however they are placed.
+type CapacityError struct {
+	Workload, Hardware string
+	Timestep           int
+	Level              string // the overflowing level for pinned blocks; "" for all levels together
+	Need, Have         int64  // bytes
+	Capacities         string // "SRAM 4194304 B + DRAM ..." for messages
+	Largest            []string
+}
+
+func (e *CapacityError) Error() string {
+	where := "the levels hold " + fmt.Sprint(e.Have) + " B in total (" + e.Capacities + ")"
+	what := "its live blocks need"
+	if e.Level != "" {
+		where = fmt.Sprintf("level %q holds %d B", e.Level, e.Have)
+		what = "its live blocks pinned to " + e.Level + " need"
+	}
+	return fmt.Sprintf("workload %q cannot fit hardware profile %q: at timestep %d %s at least %d B but %s; largest live blocks: %s",
+		e.Workload, e.Hardware, e.Timestep, what, e.Need, where, strings.Join(e.Largest, ", "))
+}
+
+// CheckCapacity returns a *CapacityError if some timestep's live blocks
+// cannot fit the levels together whatever the plan: their smallest
+// footprints, less what in-place reuse could save at most, exceed the total
+// capacity; or the blocks pinned to one level exceed its capacity. A nil
+// result does not promise that a plan exists (fragmentation may still
+// defeat one), only that capacity alone does not forbid it.
+func (p *Problem) CheckCapacity() error {
+	T := p.Prog.Timesteps()
+	nl := p.Levels()
+	var total int64
+	var caps []string
+	for l := range p.HW.Levels {
+		total = addSat(total, p.HW.Levels[l].Capacity)
+		caps = append(caps, fmt.Sprintf("%s %d B", p.HW.Levels[l].Name, p.HW.Levels[l].Capacity))
+	}
+	minFoot := make([]int64, p.Blocks())
+	need := make([]int64, T+1)
+	pinned := make([]int64, (T+1)*nl)
+	for b := range minFoot {
+		blk := p.Block(b)
+		mf := int64(-1)
+		for l := 0; l < nl; l++ {
+			if p.Allowed(b, l) && (mf < 0 || p.Foot(b, l) < mf) {
+				mf = p.Foot(b, l)
+			}
+		}
+		minFoot[b] = mf
+		need[blk.First] += mf
+		need[blk.Last+1] -= mf
+		if pin := p.Pin(b); pin != NoPin {
+			pinned[blk.First*nl+pin] += mf
+			pinned[(blk.Last+1)*nl+pin] -= mf
+		}
+	}
+	var cur int64
+	curPin := make([]int64, nl)
+	for t := 0; t < T; t++ {
+		cur += need[t]
+		var ending, created int64
+		for _, b := range p.Prog.Dying(t) {
+			if p.Block(int(b)).Reusable {
+				ending += minFoot[b]
+			}
+		}
+		for _, b := range p.Prog.Created(t) {
+			created += minFoot[b]
+		}
+		lower := cur - min(ending, created)
+		if lower > total {
+			return &CapacityError{Workload: p.Prog.Name, Hardware: p.HW.Name, Timestep: t, Need: lower, Have: total,
+				Capacities: strings.Join(caps, " + "), Largest: p.largestLive(t, -1)}
+		}
+		for l := 0; l < nl; l++ {
+			curPin[l] += pinned[t*nl+l]
+			if c := p.HW.Levels[l].Capacity; curPin[l] > c {
+				return &CapacityError{Workload: p.Prog.Name, Hardware: p.HW.Name, Timestep: t, Level: p.HW.Levels[l].Name,
+					Need: curPin[l], Have: c, Largest: p.largestLive(t, l)}
+			}
+		}
+	}
+	return nil
+}
+
+// largestLive names the three largest blocks alive at t (pinned to level
+// pin, unless pin is -1).
+func (p *Problem) largestLive(t, pin int) []string {
+	var ids []int
+	for b := range p.Prog.Blocks {
+		blk := p.Block(b)
+		if blk.First <= t && t <= blk.Last && (pin < 0 || p.Pin(b) == pin) {
+			ids = append(ids, b)
+		}
+	}
+	sort.SliceStable(ids, func(i, j int) bool { return p.Block(ids[i]).Size > p.Block(ids[j]).Size })
+	var out []string
+	for _, b := range ids[:min(3, len(ids))] {
+		out = append(out, fmt.Sprintf("%q (%d B)", p.Block(b).Name, p.Block(b).Size))
+	}
+	return out
+}
+
+func addSat(a, b int64) int64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return 1<<63 - 1
+}

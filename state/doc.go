@@ -1,0 +1,32 @@
+// Package state is hieropt's memory state: where every block is at every
+// timestep, and what is busy and free in every level.
+//
+// # Problem
+//
+// A Problem binds a workload.Program to an hw.Profile. Blocks, timesteps and
+// levels are dense integer IDs (the block's index in the program, the op's
+// index, the level's index fastest first), so that everything downstream is
+// slices, never maps. The Problem precomputes each block's effective
+// alignment and footprint per level.
+//
+// # Layout
+//
+// A Layout is a whole plan in compact form: per block, its segments (Seg):
+// from a timestep on, the block sits at a level and offset. A second segment
+// starts with a transfer. This is exactly the information of a plan
+// document (package plan converts between the two), and what cost models
+// price.
+//
+// # Occupancy
+//
+// An Occupancy is the memory state of one timestep, the busy and free lists
+// of seed 003: per level, the busy spans in address order and the free gaps
+// sorted smallest first, with adjacent free space always merged. Both are
+// copy-on-write B-trees, so Clone costs O(levels) and a clone pays only for
+// what it changes; this is how the search snapshots states. Check verifies
+// the invariants (spans disjoint and inside the level, gaps the exact and
+// maximal complement).
+//
+// An occupancy for any timestep of any layout is built by OccupancyAt; the
+// initializer (package actions) advances one from timestep to timestep.
+package state

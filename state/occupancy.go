@@ -1,0 +1,289 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/google/btree"
+)
+
+// Span is a busy range [Off, End) of a level, held by block Block.
+type Span struct {
+	Off, End int64
+	Block    int32
+}
+
+// Gap is a free range [Off, End) of a level. Gaps are always maximal: two
+// gaps never touch (adjacent free spaces are merged).
+type Gap struct {
+	Off, End int64
+}
+
+// Size returns the gap's length in bytes.
+func (g Gap) Size() int64 { return g.End - g.Off }
+
+// Occupancy is the memory state of one timestep: for each level, the busy
+// spans (address order) and the free gaps (smallest first, then lowest
+// address), kept in B-trees.
+//
+// Clone is O(levels): the trees are copy-on-write, so a clone shares every
+// node with its original until one of them changes it. This is what makes
+// snapshots cheap in the search.
+type Occupancy struct {
+	p      *Problem
+	levels []levelOcc
+}
+
+type levelOcc struct {
+	cap  int64
+	busy *btree.BTreeG[Span]
+	free *btree.BTreeG[Gap]
+}
+
+const btreeDegree = 16
+
+func spanLess(a, b Span) bool { return a.Off < b.Off }
+
+func gapLess(a, b Gap) bool {
+	if sa, sb := a.Size(), b.Size(); sa != sb {
+		return sa < sb
+	}
+	return a.Off < b.Off
+}
+
+// NewOccupancy returns the state of empty memory: one gap per level.
+func NewOccupancy(p *Problem) *Occupancy {
+	o := &Occupancy{p: p, levels: make([]levelOcc, p.Levels())}
+	for l := range o.levels {
+		lv := &o.levels[l]
+		lv.cap = p.HW.Levels[l].Capacity
+		lv.busy = btree.NewG(btreeDegree, spanLess)
+		lv.free = btree.NewG(btreeDegree, gapLess)
+		lv.free.ReplaceOrInsert(Gap{0, lv.cap})
+	}
+	return o
+}
+
+// Clone returns an independent copy that shares tree nodes copy-on-write.
+func (o *Occupancy) Clone() *Occupancy {
+	c := &Occupancy{p: o.p, levels: make([]levelOcc, len(o.levels))}
+	for l := range o.levels {
+		c.levels[l] = levelOcc{cap: o.levels[l].cap, busy: o.levels[l].busy.Clone(), free: o.levels[l].free.Clone()}
+	}
+	return c
+}
+
+// Problem returns the problem the occupancy belongs to.
+func (o *Occupancy) Problem() *Problem { return o.p }
+
+// enclosingGap returns the free gap that would contain [off, end) if that
+// range is free, judging by the busy neighbours.
+func (lv *levelOcc) enclosingGap(off int64) Gap {
+	g := Gap{0, lv.cap}
+	lv.busy.DescendLessOrEqual(Span{Off: off}, func(s Span) bool {
+		if s.Off == off {
+			g.Off = -1 // a span starts here: nothing is free at off
+			return false
+		}
+		g.Off = s.End
+		return false
+	})
+	lv.busy.AscendGreaterOrEqual(Span{Off: off + 1}, func(s Span) bool {
+		g.End = s.Off
+		return false
+	})
+	return g
+}
+
+// PlaceSpan marks [off, end) of level l busy with block b. The range must be
+// free; anything else is a broken invariant and panics.
+func (o *Occupancy) PlaceSpan(l int, off, end int64, b int32) {
+	lv := &o.levels[l]
+	if off < 0 || end > lv.cap || end <= off {
+		panic(fmt.Sprintf("state: span [%d,%d) of block %d outside level %d [0,%d)", off, end, b, l, lv.cap))
+	}
+	g := lv.enclosingGap(off)
+	if g.Off < 0 || g.Off > off || g.End < end {
+		panic(fmt.Sprintf("state: span [%d,%d) of block %d overlaps a busy span in level %d (free around it: [%d,%d))", off, end, b, l, g.Off, g.End))
+	}
+	if _, ok := lv.free.Delete(g); !ok {
+		panic(fmt.Sprintf("state: gap [%d,%d) of level %d missing from the free tree", g.Off, g.End, l))
+	}
+	if g.Off < off {
+		lv.free.ReplaceOrInsert(Gap{g.Off, off})
+	}
+	if end < g.End {
+		lv.free.ReplaceOrInsert(Gap{end, g.End})
+	}
+	lv.busy.ReplaceOrInsert(Span{off, end, b})
+}
+
+// Place marks block b busy at its footprint in level l from off.
+func (o *Occupancy) Place(b int, l int, off int64) {
+	o.PlaceSpan(l, off, off+o.p.Foot(b, l), int32(b))
+}
+
+// removeSpan frees a busy span, merging the gaps on both sides.
+func (lv *levelOcc) removeSpan(s Span) {
+	if _, ok := lv.busy.Delete(s); !ok {
+		panic(fmt.Sprintf("state: no busy span at %d to remove", s.Off))
+	}
+	g := Gap{s.Off, s.End}
+	// The gap ending at s.Off, if any: its start is the end of the span
+	// before it.
+	left := int64(0)
+	lv.busy.DescendLessOrEqual(Span{Off: s.Off}, func(p Span) bool { left = p.End; return false })
+	if left < s.Off {
+		lv.free.Delete(Gap{left, s.Off})
+		g.Off = left
+	}
+	right := lv.cap
+	lv.busy.AscendGreaterOrEqual(Span{Off: s.End}, func(n Span) bool { right = n.Off; return false })
+	if right > s.End {
+		lv.free.Delete(Gap{s.End, right})
+		g.End = right
+	}
+	lv.free.ReplaceOrInsert(g)
+}
+
+// Release frees every span of block b inside [off, off+footprint) of level
+// l (its whole footprint, or what is left of it after another block took
+// part of its space by reuse). It returns the number of spans freed.
+func (o *Occupancy) Release(b int, l int, off int64) int {
+	lv := &o.levels[l]
+	end := off + o.p.Foot(b, l)
+	var found [4]Span
+	spans := found[:0]
+	lv.busy.AscendRange(Span{Off: off}, Span{Off: end}, func(s Span) bool {
+		if s.Block == int32(b) {
+			spans = append(spans, s)
+		}
+		return true
+	})
+	for _, s := range spans {
+		lv.removeSpan(s)
+	}
+	return len(spans)
+}
+
+// Reuse hands the space of block a (at off in level l, ending at this
+// timestep) over to block b, which starts at the same offset: b's footprint
+// becomes busy; if a's footprint is larger, its tail stays busy with a until
+// a is released. The caller has checked that b fits (see ReuseFits).
+func (o *Occupancy) Reuse(a, b int, l int, off int64) {
+	lv := &o.levels[l]
+	s, ok := lv.busy.Get(Span{Off: off})
+	if !ok || s.Block != int32(a) {
+		panic(fmt.Sprintf("state: block %d does not hold offset %d of level %d", a, off, l))
+	}
+	lv.removeSpan(s)
+	fb := o.p.Foot(b, l)
+	o.PlaceSpan(l, off, off+fb, int32(b))
+	if s.End > off+fb {
+		o.PlaceSpan(l, off+fb, s.End, int32(a))
+	}
+}
+
+// ReuseFits reports whether block b can take over block a's space at off in
+// level l: a still holds the span that starts at off (nobody took it yet),
+// off suits b's alignment, and b's footprint ends inside a's span or inside
+// the free gap right after it.
+func (o *Occupancy) ReuseFits(a, b int, l int, off int64) bool {
+	lv := &o.levels[l]
+	s, ok := lv.busy.Get(Span{Off: off})
+	if !ok || s.Block != int32(a) || off%o.p.Align(b, l) != 0 {
+		return false
+	}
+	end := off + o.p.Foot(b, l)
+	if end <= s.End {
+		return true
+	}
+	if end > lv.cap {
+		return false
+	}
+	free := lv.cap // where the free space after a ends
+	lv.busy.AscendGreaterOrEqual(Span{Off: s.End}, func(n Span) bool {
+		free = n.Off
+		return false
+	})
+	return end <= free
+}
+
+// SpanAt returns the busy span that starts at off in level l.
+func (o *Occupancy) SpanAt(l int, off int64) (Span, bool) {
+	return o.levels[l].busy.Get(Span{Off: off})
+}
+
+// SpanEndingAt returns the busy span of level l that ends at end.
+func (o *Occupancy) SpanEndingAt(l int, end int64) (Span, bool) {
+	var r Span
+	ok := false
+	o.levels[l].busy.DescendLessOrEqual(Span{Off: end - 1}, func(s Span) bool {
+		r, ok = s, s.End == end
+		return false
+	})
+	return r, ok
+}
+
+// FitGaps calls fn for the free gaps of level l of at least size bytes,
+// smallest first (then lowest address), until fn returns false.
+func (o *Occupancy) FitGaps(l int, size int64, fn func(Gap) bool) {
+	o.levels[l].free.AscendGreaterOrEqual(Gap{0, size}, fn)
+}
+
+// Gaps calls fn for every free gap of level l, smallest first.
+func (o *Occupancy) Gaps(l int, fn func(Gap) bool) { o.levels[l].free.Ascend(fn) }
+
+// Spans calls fn for every busy span of level l in address order.
+func (o *Occupancy) Spans(l int, fn func(Span) bool) { o.levels[l].busy.Ascend(fn) }
+
+// Largest returns the size of the largest free gap of level l.
+func (o *Occupancy) Largest(l int) int64 {
+	var n int64
+	o.levels[l].free.Descend(func(g Gap) bool { n = g.Size(); return false })
+	return n
+}
+
+// Busy returns the number of busy bytes of level l.
+func (o *Occupancy) Busy(l int) int64 {
+	var n int64
+	o.levels[l].busy.Ascend(func(s Span) bool { n += s.End - s.Off; return true })
+	return n
+}
+
+// Check verifies the invariants: spans inside the level, disjoint and in
+// order; gaps exactly the complement of the spans, maximal (never
+// touching). It is for tests and checking mode.
+func (o *Occupancy) Check() error {
+	for l := range o.levels {
+		lv := &o.levels[l]
+		var want []Gap
+		pos := int64(0)
+		var err error
+		lv.busy.Ascend(func(s Span) bool {
+			if s.Off < pos || s.End <= s.Off || s.End > lv.cap {
+				err = fmt.Errorf("level %d: span [%d,%d) of block %d overlaps or leaves the level", l, s.Off, s.End, s.Block)
+				return false
+			}
+			if s.Off > pos {
+				want = append(want, Gap{pos, s.Off})
+			}
+			pos = s.End
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		if pos < lv.cap {
+			want = append(want, Gap{pos, lv.cap})
+		}
+		if lv.free.Len() != len(want) {
+			return fmt.Errorf("level %d: %d free gaps, the spans leave %d", l, lv.free.Len(), len(want))
+		}
+		for _, g := range want {
+			if !lv.free.Has(g) {
+				return fmt.Errorf("level %d: free gap [%d,%d) missing", l, g.Off, g.End)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package state
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/workload"
+)
+
+// Problem binds a validated program to a validated profile. It precomputes,
+// for every block and level, the effective alignment (the larger of the
+// block's and the level's) and the footprint (the size rounded up to it),
+// and resolves pins to level indexes. A Problem is read-only and safe to
+// share between goroutines.
+type Problem struct {
+	Prog *workload.Program
+	HW   *hw.Profile
+
+	nl    int
+	foot  []int64 // [b*nl+l]
+	align []int64 // [b*nl+l]
+	pin   []int32 // level index, or -1
+}
+
+// NoPin is the Pin of a block that may live in any level.
+const NoPin = -1
+
+// Bind checks that prog can be planned on prof at all (pins name existing
+// levels, every block fits some level it may use, no footprint overflows)
+// and returns the Problem. doc names the workload document in errors.
+func Bind(prog *workload.Program, prof *hw.Profile, doc string) (*Problem, error) {
+	nl := len(prof.Levels)
+	nb := len(prog.Blocks)
+	p := &Problem{Prog: prog, HW: prof, nl: nl,
+		foot: make([]int64, nb*nl), align: make([]int64, nb*nl), pin: make([]int32, nb)}
+	for b := range prog.Blocks {
+		blk := &prog.Blocks[b]
+		p.pin[b] = NoPin
+		if blk.Level != "" {
+			l, ok := prof.LevelIndex(blk.Level)
+			if !ok {
+				return nil, inputerr.New(doc, prog.BlockItem(b), "pinned to level %q, which hardware profile %q does not have (levels: %s)",
+					blk.Level, prof.Name, strings.Join(prof.LevelNames(), ", "))
+			}
+			p.pin[b] = int32(l)
+		}
+		fits := false
+		for l := range prof.Levels {
+			lv := &prof.Levels[l]
+			a := max(lv.Alignment, blk.Align)
+			f, ok := roundUp(blk.Size, a)
+			if !ok {
+				return nil, inputerr.New(doc, prog.BlockItem(b), "size %d overflows when rounded up to the alignment %d of level %q", blk.Size, a, lv.Name)
+			}
+			p.align[b*nl+l] = a
+			p.foot[b*nl+l] = f
+			if f <= lv.Capacity && (p.pin[b] == NoPin || int(p.pin[b]) == l) {
+				fits = true
+			}
+		}
+		if !fits {
+			return nil, inputerr.New(doc, prog.BlockItem(b), "%s", tooLarge(p, b))
+		}
+	}
+	return p, nil
+}
+
+func tooLarge(p *Problem, b int) string {
+	if pl := p.pin[b]; pl != NoPin {
+		lv := &p.HW.Levels[pl]
+		return fmt.Sprintf("needs %d B (size %d aligned to %d) but its pinned level %q holds only %d B",
+			p.Foot(b, int(pl)), p.Prog.Blocks[b].Size, p.Align(b, int(pl)), lv.Name, lv.Capacity)
+	}
+	var parts []string
+	for l := range p.HW.Levels {
+		parts = append(parts, fmt.Sprintf("%s %d B", p.HW.Levels[l].Name, p.HW.Levels[l].Capacity))
+	}
+	return fmt.Sprintf("size %d B is larger than every level of hardware profile %q (%s)",
+		p.Prog.Blocks[b].Size, p.HW.Name, strings.Join(parts, ", "))
+}
+
+// roundUp rounds v up to a multiple of a, reporting overflow.
+func roundUp(v, a int64) (int64, bool) {
+	r := v % a
+	if r == 0 {
+		return v, true
+	}
+	if v > math.MaxInt64-(a-r) {
+		return 0, false
+	}
+	return v + a - r, true
+}
+
+// AlignUp rounds v up to a multiple of a (v >= 0, no overflow checking:
+// offsets inside a level are below its capacity).
+func AlignUp(v, a int64) int64 {
+	if r := v % a; r != 0 {
+		return v + a - r
+	}
+	return v
+}
+
+// AlignDown rounds v down to a multiple of a (v >= 0).
+func AlignDown(v, a int64) int64 { return v - v%a }
+
+// Levels returns the number of levels.
+func (p *Problem) Levels() int { return p.nl }
+
+// Blocks returns the number of blocks.
+func (p *Problem) Blocks() int { return len(p.Prog.Blocks) }
+
+// Foot returns the footprint of block b in level l: its size rounded up to
+// the effective alignment.
+func (p *Problem) Foot(b, l int) int64 { return p.foot[b*p.nl+l] }
+
+// Align returns the effective alignment of block b in level l.
+func (p *Problem) Align(b, l int) int64 { return p.align[b*p.nl+l] }
+
+// Pin returns the level block b is pinned to, or NoPin.
+func (p *Problem) Pin(b int) int { return int(p.pin[b]) }
+
+// Allowed reports whether block b may live in level l.
+func (p *Problem) Allowed(b, l int) bool {
+	return (p.pin[b] == NoPin || int(p.pin[b]) == l) && p.Foot(b, l) <= p.HW.Levels[l].Capacity
+}
+
+// Block returns block b of the program.
+func (p *Problem) Block(b int) *workload.Block { return &p.Prog.Blocks[b] }

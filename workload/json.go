@@ -1,0 +1,247 @@
+package workload
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/hieropt/hieropt/internal/docjson"
+	"github.com/hieropt/hieropt/inputerr"
+)
+
+// DocName returns how errors name the workload document in file.
+func DocName(file string) string { return inputerr.Doc("workload", file) }
+
+// ReadFile reads and validates a workload document.
+func ReadFile(path string) (*Program, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &inputerr.Error{Doc: DocName(path), Rule: "cannot read: " + describeIOError(err), Err: err}
+	}
+	return Parse(path, data)
+}
+
+func describeIOError(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// Parse decodes and validates a workload document; file names it in errors.
+func Parse(file string, data []byte) (*Program, error) {
+	doc := DocName(file)
+	top, err := docjson.ParseDocument(doc, data)
+	if err != nil {
+		return nil, err
+	}
+	format, err := top.String("format", true)
+	if err != nil {
+		return nil, err
+	}
+	if format != Format {
+		return nil, inputerr.New(doc, "", "format %q is not supported: want %q", format, Format)
+	}
+	p := &Program{}
+	if p.Name, err = top.String("name", true); err != nil {
+		return nil, err
+	}
+	if p.Source, err = top.String("source", false); err != nil {
+		return nil, err
+	}
+	ops, err := top.Array("ops", true)
+	if err != nil {
+		return nil, err
+	}
+	p.Ops = make([]Op, len(ops))
+	for i, raw := range ops {
+		if p.Ops[i], err = parseOp(doc, i, raw); err != nil {
+			return nil, err
+		}
+	}
+	blocks, err := top.Array("blocks", true)
+	if err != nil {
+		return nil, err
+	}
+	p.Blocks = make([]Block, len(blocks))
+	for i, raw := range blocks {
+		if p.Blocks[i], err = parseBlock(doc, i, raw); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.Validate(doc); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func parseOp(doc string, i int, raw json.RawMessage) (Op, error) {
+	o, err := docjson.NewObject(doc, opItem(i, docjson.Name(raw)), raw)
+	if err != nil {
+		return Op{}, err
+	}
+	var op Op
+	if op.Name, err = o.String("name", true); err != nil {
+		return op, err
+	}
+	if op.Type, err = o.String("type", false); err != nil {
+		return op, err
+	}
+	if op.MACs, _, err = o.Int64("macs", false); err != nil {
+		return op, err
+	}
+	return op, nil
+}
+
+func parseBlock(doc string, i int, raw json.RawMessage) (Block, error) {
+	item := fmt.Sprintf("block %d", i)
+	if n := docjson.Name(raw); n != "" {
+		item = fmt.Sprintf("block %q", n)
+	}
+	o, err := docjson.NewObject(doc, item, raw)
+	if err != nil {
+		return Block{}, err
+	}
+	var b Block
+	if b.Name, err = o.String("name", true); err != nil {
+		return b, err
+	}
+	if b.Size, _, err = o.Int64("size", true); err != nil {
+		return b, err
+	}
+	kind, err := o.String("kind", true)
+	if err != nil {
+		return b, err
+	}
+	var ok bool
+	if b.Kind, ok = ParseKind(kind); !ok {
+		return b, inputerr.New(doc, item, "kind %q: want one of input, output, activation, scratch, constant", kind)
+	}
+	first, _, err := o.Int64("first", true)
+	if err != nil {
+		return b, err
+	}
+	last, _, err := o.Int64("last", true)
+	if err != nil {
+		return b, err
+	}
+	if first < 0 || last < 0 || first > math.MaxInt32 || last > math.MaxInt32 {
+		return b, inputerr.New(doc, item, "lifetime [%d,%d]: timesteps must be >= 0 and below the number of ops", first, last)
+	}
+	b.First, b.Last = int(first), int(last)
+	if b.Writes, err = steps(o, "writes"); err != nil {
+		return b, err
+	}
+	if b.Reads, err = steps(o, "reads"); err != nil {
+		return b, err
+	}
+	if b.Reusable, err = o.Bool("reusable", false); err != nil {
+		return b, err
+	}
+	if b.Level, err = o.String("level", false); err != nil {
+		return b, err
+	}
+	if o.Has("level") && b.Level == "" {
+		return b, inputerr.New(doc, item, "field \"level\": empty level name")
+	}
+	align, present, err := o.Int64("align", false)
+	if err != nil {
+		return b, err
+	}
+	if present && align <= 0 {
+		return b, inputerr.New(doc, item, "align %d: must be > 0 bytes", align)
+	}
+	b.Align = align
+	return b, nil
+}
+
+func steps(o *docjson.Object, key string) ([]int, error) {
+	vs, err := o.IntList(key, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(vs))
+	for i, v := range vs {
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return nil, inputerr.New(o.Doc(), "", "field %q: timestep %d out of range", key, v)
+		}
+		out[i] = int(v)
+	}
+	return out, nil
+}
+
+// jsonBlock and jsonWorkload are the on-disk shapes, for writing.
+type jsonOp struct {
+	Name string `json:"name"`
+	Type string `json:"type,omitempty"`
+	MACs int64  `json:"macs,omitempty"`
+}
+
+type jsonBlock struct {
+	Name     string `json:"name"`
+	Size     int64  `json:"size"`
+	Kind     string `json:"kind"`
+	First    int    `json:"first"`
+	Last     int    `json:"last"`
+	Writes   []int  `json:"writes"`
+	Reads    []int  `json:"reads"`
+	Reusable bool   `json:"reusable,omitempty"`
+	Level    string `json:"level,omitempty"`
+	Align    int64  `json:"align,omitempty"`
+}
+
+// Write writes p as a workload document: one op or block per line, so that
+// large workloads stay readable and diffable.
+func (p *Program) Write(w io.Writer) error {
+	var buf bytes.Buffer
+	head := struct {
+		Format string `json:"format"`
+		Name   string `json:"name"`
+		Source string `json:"source,omitempty"`
+	}{Format, p.Name, p.Source}
+	h, err := json.Marshal(head)
+	if err != nil {
+		return err
+	}
+	buf.Write(h[:len(h)-1])
+	buf.WriteString(",\n  \"ops\": [")
+	for i, op := range p.Ops {
+		line, err := json.Marshal(jsonOp(op))
+		if err != nil {
+			return err
+		}
+		writeElem(&buf, i, line)
+	}
+	buf.WriteString("\n  ],\n  \"blocks\": [")
+	for i := range p.Blocks {
+		b := &p.Blocks[i]
+		jb := jsonBlock{Name: b.Name, Size: b.Size, Kind: b.Kind.String(), First: b.First, Last: b.Last,
+			Writes: nonNil(b.Writes), Reads: nonNil(b.Reads), Reusable: b.Reusable, Level: b.Level, Align: b.Align}
+		line, err := json.Marshal(jb)
+		if err != nil {
+			return err
+		}
+		writeElem(&buf, i, line)
+	}
+	buf.WriteString("\n  ]\n}\n")
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+func writeElem(buf *bytes.Buffer, i int, line []byte) {
+	if i > 0 {
+		buf.WriteByte(',')
+	}
+	buf.WriteString("\n    ")
+	buf.Write(line)
+}
+
+func nonNil(s []int) []int {
+	if s == nil {
+		return []int{}
+	}
+	return s
+}
