@@ -148,6 +148,13 @@ func ReuseTarget(occ *state.Occupancy, lay *state.Layout, b, l, t int) (a int, o
 		if a == b || !workload.CanReuse(p.Block(a), bb) {
 			continue
 		}
+		// A block created at t itself (a one-step input or scratch) may
+		// not be placed yet: it has no segment, or a stale one from an
+		// earlier run, which ReuseFits rejects since occ holds no span of
+		// it there.
+		if len(lay.Segs[a]) == 0 {
+			continue
+		}
 		s := lay.At(a, t)
 		if int(s.Level) != l {
 			continue

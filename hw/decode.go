@@ -135,6 +135,10 @@ func (r mapReader) integer(key string) (int64, error) {
 		if n != math.Trunc(n) {
 			return 0, r.errorf(key, "want an integer, got %v", n)
 		}
+		// A YAML integer too large for int64 arrives as a float.
+		if n >= 1<<63 || n < -(1<<63) {
+			return 0, r.errorf(key, "integer %v does not fit in 64 bits", n)
+		}
 		if math.Abs(n) > 1<<53 {
 			return 0, r.errorf(key, "integer %v is too large to be exact; write it without a fraction or exponent", n)
 		}

@@ -2,9 +2,10 @@
 // ("hieropt.plan/v1"): for every block, where it lives over its lifetime
 // (placements) and when it moves (transfers), with its cost.
 //
-// FromLayout turns a state.Layout into a Plan and ToLayout goes back;
-// Validate checks every rule of the format, recomputing the cost
-// independently of package costmodel for the default model.
+// FromLayout turns a state.Layout into a Plan; Validate checks every rule
+// of the format, recomputing the cost independently of package costmodel
+// for the default model, and gives a valid plan back as a Layout
+// (Result.Layout).
 package plan
 
 import (
@@ -124,7 +125,8 @@ func Parse(file string, data []byte) (*Plan, error) {
 	}
 	pl.Placements = make([]Placement, len(places))
 	for i, raw := range places {
-		o, err := docjson.NewObject(doc, fmt.Sprintf("placements[%d]", i), raw)
+		item := fmt.Sprintf("placements[%d]", i)
+		o, err := docjson.NewObject(doc, item, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -132,10 +134,10 @@ func Parse(file string, data []byte) (*Plan, error) {
 		if p.Block, err = o.String("block", true); err != nil {
 			return nil, err
 		}
-		if p.From, err = step(o, "from"); err != nil {
+		if p.From, err = step(o, item, "from"); err != nil {
 			return nil, err
 		}
-		if p.To, err = step(o, "to"); err != nil {
+		if p.To, err = step(o, item, "to"); err != nil {
 			return nil, err
 		}
 		if p.Level, err = o.String("level", true); err != nil {
@@ -151,7 +153,8 @@ func Parse(file string, data []byte) (*Plan, error) {
 	}
 	pl.Transfers = make([]Transfer, len(transfers))
 	for i, raw := range transfers {
-		o, err := docjson.NewObject(doc, fmt.Sprintf("transfers[%d]", i), raw)
+		item := fmt.Sprintf("transfers[%d]", i)
+		o, err := docjson.NewObject(doc, item, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -159,7 +162,7 @@ func Parse(file string, data []byte) (*Plan, error) {
 		if x.Block, err = o.String("block", true); err != nil {
 			return nil, err
 		}
-		if x.At, err = step(o, "at"); err != nil {
+		if x.At, err = step(o, item, "at"); err != nil {
 			return nil, err
 		}
 		if x.FromLevel, err = o.String("from_level", true); err != nil {
@@ -178,13 +181,15 @@ func Parse(file string, data []byte) (*Plan, error) {
 	return pl, nil
 }
 
-func step(o *docjson.Object, key string) (int, error) {
+// step reads a timestep field of item (a placement or transfer, named so
+// in errors).
+func step(o *docjson.Object, item, key string) (int, error) {
 	v, _, err := o.Int64(key, true)
 	if err != nil {
 		return 0, err
 	}
 	if v < -1<<31 || v > 1<<31-1 {
-		return 0, inputerr.New(o.Doc(), "", "field %q: timestep %d out of range", key, v)
+		return 0, inputerr.New(o.Doc(), item, "field %q: timestep %d out of range", key, v)
 	}
 	return int(v), nil
 }
@@ -245,4 +250,4 @@ func quote(s string) string {
 
 // num formats a cost with every digit a float64 holds, so that a reader
 // recomputes the same value.
-func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

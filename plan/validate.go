@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/google/btree"
 
@@ -36,7 +37,7 @@ type Result struct {
 	// InitialCost is the cost of the initializer's own plan (NaN if the
 	// initializer finds none).
 	InitialCost float64
-	// Layout is the plan in compact form when rules 1 and 2 hold, else nil.
+	// Layout is the plan in compact form when the plan is valid, else nil.
 	Layout *state.Layout
 }
 
@@ -72,7 +73,7 @@ func Validate(p *state.Problem, pl *Plan, doc string) (*Result, error) {
 	}
 	model, ok := costmodel.Lookup(cmp.Or(pl.CostModel, costmodel.Default))
 	if !ok {
-		return nil, inputerr.New(doc, "", "cost_model %q is not known (known: %v)", pl.CostModel, costmodel.Names())
+		return nil, inputerr.New(doc, "", "cost_model %q is not known (known: %s)", pl.CostModel, strings.Join(costmodel.Names(), ", "))
 	}
 	v := &validator{p: p, pl: pl, doc: doc, r: &Result{Cost: math.NaN(), InitialCost: math.NaN()}}
 	if err := v.index(); err != nil {
@@ -265,6 +266,15 @@ func (v *validator) checkBounds() {
 	}
 }
 
+// endSat returns off+f, or math.MaxInt64 where that overflows (an offset
+// rule 3 rejects, whose overlaps rule 4 still reports).
+func endSat(off, f int64) int64 {
+	if off > math.MaxInt64-f {
+		return math.MaxInt64
+	}
+	return off + f
+}
+
 func endOf(off, f int64) string {
 	if off > math.MaxInt64-f {
 		return "overflow"
@@ -335,7 +345,7 @@ func (v *validator) sweepLevel(idx []int) {
 			}
 			e++
 		}
-		x := active{v.place[i].Offset, v.place[i].Offset + v.p.Foot(v.place[i].b, v.place[i].l), i}
+		x := active{v.place[i].Offset, endSat(v.place[i].Offset, v.p.Foot(v.place[i].b, v.place[i].l)), i}
 		var hits []active
 		if dirty {
 			set.Ascend(func(y active) bool {

@@ -62,10 +62,23 @@ func Bind(prog *workload.Program, prof *hw.Profile, doc string) (*Problem, error
 			}
 		}
 		if !fits {
-			return nil, inputerr.New(doc, prog.BlockItem(b), "%s", tooLarge(p, b))
+			e := inputerr.New(doc, prog.BlockItem(b), "%s", tooLarge(p, b))
+			e.Err = &TooLargeError{Block: blk.Name, Size: blk.Size}
+			return nil, e
 		}
 	}
 	return p, nil
+}
+
+// TooLargeError is the cause of Bind's error when a block fits no level
+// it may use, whatever else is placed.
+type TooLargeError struct {
+	Block string
+	Size  int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("block %q (%d B) is larger than every level it may use", e.Block, e.Size)
 }
 
 func tooLarge(p *Problem, b int) string {

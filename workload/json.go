@@ -8,8 +8,8 @@ import (
 	"math"
 	"os"
 
-	"github.com/hieropt/hieropt/internal/docjson"
 	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/internal/docjson"
 )
 
 // DocName returns how errors name the workload document in file.
@@ -68,7 +68,7 @@ func Parse(file string, data []byte) (*Program, error) {
 	}
 	p.Blocks = make([]Block, len(blocks))
 	for i, raw := range blocks {
-		if p.Blocks[i], err = parseBlock(doc, i, raw); err != nil {
+		if p.Blocks[i], err = parseBlock(doc, i, raw, len(p.Ops)); err != nil {
 			return nil, err
 		}
 	}
@@ -96,7 +96,10 @@ func parseOp(doc string, i int, raw json.RawMessage) (Op, error) {
 	return op, nil
 }
 
-func parseBlock(doc string, i int, raw json.RawMessage) (Block, error) {
+// parseBlock decodes block i of a program of numOps ops. Validate checks
+// the rules; only values too large for a timestep are caught here, with the
+// message Validate would give.
+func parseBlock(doc string, i int, raw json.RawMessage, numOps int) (Block, error) {
 	item := fmt.Sprintf("block %d", i)
 	if n := docjson.Name(raw); n != "" {
 		item = fmt.Sprintf("block %q", n)
@@ -128,14 +131,14 @@ func parseBlock(doc string, i int, raw json.RawMessage) (Block, error) {
 	if err != nil {
 		return b, err
 	}
-	if first < 0 || last < 0 || first > math.MaxInt32 || last > math.MaxInt32 {
-		return b, inputerr.New(doc, item, "lifetime [%d,%d]: timesteps must be >= 0 and below the number of ops", first, last)
+	if !isStep(first) || !isStep(last) {
+		return b, inputerr.New(doc, item, "%s", lifetimeRule(first, last, numOps))
 	}
 	b.First, b.Last = int(first), int(last)
-	if b.Writes, err = steps(o, "writes"); err != nil {
+	if b.Writes, err = steps(o, "writes", first, last); err != nil {
 		return b, err
 	}
-	if b.Reads, err = steps(o, "reads"); err != nil {
+	if b.Reads, err = steps(o, "reads", first, last); err != nil {
 		return b, err
 	}
 	if b.Reusable, err = o.Bool("reusable", false); err != nil {
@@ -144,7 +147,7 @@ func parseBlock(doc string, i int, raw json.RawMessage) (Block, error) {
 	if b.Level, err = o.String("level", false); err != nil {
 		return b, err
 	}
-	if o.Has("level") && b.Level == "" {
+	if o.Given("level") && b.Level == "" {
 		return b, inputerr.New(doc, item, "field \"level\": empty level name")
 	}
 	align, present, err := o.Int64("align", false)
@@ -158,15 +161,19 @@ func parseBlock(doc string, i int, raw json.RawMessage) (Block, error) {
 	return b, nil
 }
 
-func steps(o *docjson.Object, key string) ([]int, error) {
+// isStep reports whether v fits the int32 the indexes keep timesteps in.
+func isStep(v int64) bool { return v >= math.MinInt32 && v <= math.MaxInt32 }
+
+// steps reads the list of timesteps key of a block living on [first, last].
+func steps(o *docjson.Object, key string, first, last int64) ([]int, error) {
 	vs, err := o.IntList(key, true)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]int, len(vs))
 	for i, v := range vs {
-		if v < math.MinInt32 || v > math.MaxInt32 {
-			return nil, inputerr.New(o.Doc(), "", "field %q: timestep %d out of range", key, v)
+		if !isStep(v) {
+			return nil, inputerr.New(o.Doc(), o.Item(), "%s", outsideRule(key, v, first, last))
 		}
 		out[i] = int(v)
 	}

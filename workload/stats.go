@@ -4,7 +4,7 @@ package workload
 // bytes are sums of block sizes (no alignment): the lower bound of any
 // single-level plan.
 type Stats struct {
-	Ops, Blocks int
+	Ops, Blocks  int
 	BlocksByKind [5]int // indexed by Kind
 	TotalBytes   int64  // sum of all block sizes
 	ConstBytes   int64  // sum of constant block sizes

@@ -9,6 +9,7 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -201,7 +202,7 @@ func checkBlock(b *Block, T int) error {
 		return fmt.Errorf("unknown kind %d", b.Kind)
 	}
 	if b.First < 0 || b.Last < b.First || b.Last >= T {
-		return fmt.Errorf("lifetime [%d,%d]: want 0 <= first <= last < %d (the number of ops)", b.First, b.Last, T)
+		return errors.New(lifetimeRule(int64(b.First), int64(b.Last), T))
 	}
 	switch b.Kind {
 	case Output:
@@ -232,7 +233,7 @@ func checkBlock(b *Block, T int) error {
 func checkSteps(field string, steps []int, first, last int) error {
 	for i, t := range steps {
 		if t < first || t > last {
-			return fmt.Errorf("%s [%d] outside lifetime [%d,%d]", field, t, first, last)
+			return errors.New(outsideRule(field, int64(t), int64(first), int64(last)))
 		}
 		if i > 0 && t <= steps[i-1] {
 			if t == steps[i-1] {
@@ -242,6 +243,18 @@ func checkSteps(field string, steps []int, first, last int) error {
 		}
 	}
 	return nil
+}
+
+// lifetimeRule is the broken rule of a block whose lifetime is not inside a
+// program of T timesteps.
+func lifetimeRule(first, last int64, T int) string {
+	return fmt.Sprintf("lifetime [%d,%d]: want 0 <= first <= last < %d (the number of ops)", first, last, T)
+}
+
+// outsideRule is the broken rule of a read or write (field) at timestep t
+// outside the lifetime [first, last].
+func outsideRule(field string, t, first, last int64) string {
+	return fmt.Sprintf("%s [%d] outside lifetime [%d,%d]", field, t, first, last)
 }
 
 func (p *Program) buildIndexes() {

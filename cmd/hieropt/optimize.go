@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,7 +24,7 @@ type optimizeOptions struct {
 
 func (o *optimizeOptions) validate() error {
 	if _, ok := costmodel.Lookup(o.CostModel); !ok {
-		return usageErrorf("--cost-model %q is not known (known: %v)", o.CostModel, costmodel.Names())
+		return usageErrorf("--cost-model %q is not known (known: %s)", o.CostModel, strings.Join(costmodel.Names(), ", "))
 	}
 	return nil
 }
@@ -35,7 +36,7 @@ func newOptimizeCmd(a *app) *cobra.Command {
 		Long: `optimize plans where every block of the workload lives at every timestep.
 
 The initializer places each timestep's new blocks level by level, fastest
-first, best fit (seed 003's rules 1-5; see ALGORITHM.md). The plan is checked
+first, best fit (seed 003's rules 1-5; see docs/ALGORITHM.md). The plan is checked
 against every rule of FORMATS.md before it is written; the file is written
 atomically (never partially). A summary goes to stderr: the cost, per-level
 peak bytes and traffic, the max-live lower bound and the time taken.

@@ -31,7 +31,7 @@ the program spends the least time moving data, and writes that as a plan.
 
 Workloads and profiles are files, or the names of built-in ones: see
 'hieropt profiles' and 'hieropt inspect --list'. The formats are described in
-FORMATS.md of the source tree.
+docs/FORMATS.md of the source tree.
 
 Settings come from flags, then HIEROPT_<FLAG> environment variables (dashes
 become underscores: HIEROPT_NO_SEARCH=1), then the command's section of the
@@ -58,6 +58,7 @@ usage; 3 internal error.`,
 		newVerifyCmd(a),
 		newProfilesCmd(a),
 		newInspectCmd(a),
+		newBenchCmd(a),
 	)
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })

@@ -27,7 +27,7 @@ func (s *summary) write(w io.Writer) {
 	st := p.Prog.ComputeStats()
 	rep := costmodel.Breakdown(s.model, p, s.lay)
 	unit := p.HW.TimeUnit + "s"
-	fmt.Fprintf(w, "%s on %s: %d ops, %d blocks, %d levels\n", p.Prog.Name, p.HW.Name, st.Ops, st.Blocks, p.Levels())
+	fmt.Fprintf(w, "%s on %s: %d ops, %d blocks, %s\n", p.Prog.Name, p.HW.Name, st.Ops, st.Blocks, plural(p.Levels(), "level"))
 	fmt.Fprintf(w, "planner    %s\n", s.planner)
 	fmt.Fprintf(w, "cost       %s %s (%s model)", fmtCost(s.plan.Cost.Final), unit, s.model.Name())
 	if s.plan.Cost.Initial != s.plan.Cost.Final {
@@ -40,11 +40,15 @@ func (s *summary) write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "max-live   %d B (in-place aware %d B) at timestep %d: no plan keeps fewer bytes live; the levels hold %s\n",
 		st.MaxLive, st.MaxLiveInPlace, st.MaxLiveAt, fmtBytes(total))
+	width := len("level")
+	for _, lv := range p.HW.Levels {
+		width = max(width, len(lv.Name))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "level\tcapacity\tpeak\tpeak %\treads\twrites\tmoved in\tmoved out\ttraffic\ttime\ttime %\t")
+	fmt.Fprintf(tw, "%-*s\tcapacity\tpeak\tpeak %%\treads\twrites\tmoved in\tmoved out\ttraffic\ttime\ttime %%\t\n", width, "level")
 	for l, lv := range p.HW.Levels {
 		t := rep.Levels[l]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f%%\t\n", lv.Name,
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%.1f%%\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f%%\t\n", width, lv.Name,
 			fmtBytes(lv.Capacity), fmtBytes(rep.PeakBytes[l]), pct(float64(rep.PeakBytes[l]), float64(lv.Capacity)),
 			t.Reads, t.Writes, fmtBytes(t.BytesIn), fmtBytes(t.BytesOut), fmtBytes(t.Traffic()),
 			fmtCost(t.Time), pct(t.Time, rep.Total))
@@ -88,4 +92,11 @@ func fmtBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -79,18 +79,45 @@ func Load(arg string) (*hw.Profile, error) {
 func Parse(file string, data []byte) (*hw.Profile, error) {
 	doc := hw.DocName(file)
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, inputerr.New(doc, "", "empty document: want a YAML mapping with format, name, time_unit and levels")
+		return nil, inputerr.New(doc, "", "empty document: "+wantMapping)
 	}
 	v := viper.New()
 	v.SetConfigType("yaml")
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return nil, &inputerr.Error{Doc: doc, Rule: "invalid YAML: " + firstLine(yamlMessage(err)), Err: err}
+		msg := yamlMessage(err)
+		if got, ok := notAMapping(msg); ok {
+			return nil, &inputerr.Error{Doc: doc, Rule: wantMapping + ", got " + got, Err: err}
+		}
+		return nil, &inputerr.Error{Doc: doc, Rule: "invalid YAML: " + firstLine(msg), Err: err}
 	}
 	settings := v.AllSettings()
 	if len(settings) == 0 {
-		return nil, inputerr.New(doc, "", "want a YAML mapping with format, name, time_unit and levels")
+		return nil, inputerr.New(doc, "", wantMapping)
 	}
 	return hw.FromMap(doc, settings)
+}
+
+const wantMapping = "want a YAML mapping with format, name, time_unit and levels"
+
+// notAMapping recognizes the YAML error of a document whose top level is not
+// a mapping (viper decodes into a map) and says what it is instead.
+func notAMapping(msg string) (string, bool) {
+	_, rest, ok := strings.Cut(msg, "cannot unmarshal !!")
+	if !ok || !strings.Contains(rest, " into map[string]") {
+		return "", false
+	}
+	tag, _, _ := strings.Cut(rest, " ")
+	switch tag {
+	case "seq":
+		return "a list", true
+	case "str":
+		return "a string", true
+	case "int", "float":
+		return "a number", true
+	case "bool":
+		return "a boolean", true
+	}
+	return "", false
 }
 
 // yamlMessage strips viper's wrapper from a YAML parse error.

@@ -4,7 +4,8 @@
 //
 // Numbers are read exactly: integers go through json.Number, so sizes and
 // offsets beyond 2^53 keep every digit, and a value beyond int64 is an error
-// instead of a silent wrap.
+// instead of a silent wrap. An integer may be written with an exponent or a
+// zero fraction (1e3, 1024.0).
 package docjson
 
 import (
@@ -37,8 +38,11 @@ func ParseDocument(doc string, data []byte) (*Object, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return nil, syntaxError(doc, data, err)
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, inputerr.New(doc, "", "invalid JSON: data after the top-level object")
+	// Anything but white space after the object is an error, even when it
+	// is not valid JSON itself (dec.Token would fail on it and hide it).
+	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		line, col := position(data, int64(len(data)-len(rest)))
+		return nil, inputerr.New(doc, "", "invalid JSON at line %d, column %d: data after the top-level object", line, col)
 	}
 	return NewObject(doc, "", raw)
 }
@@ -46,7 +50,8 @@ func ParseDocument(doc string, data []byte) (*Object, error) {
 func syntaxError(doc string, data []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := position(data, se.Offset)
+		// Offset counts the offending byte; position wants the bytes before it.
+		line, col := position(data, max(se.Offset-1, 0))
 		return &inputerr.Error{Doc: doc, Rule: fmt.Sprintf("invalid JSON at line %d, column %d: %s", line, col, se.Error()), Err: err}
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -55,6 +60,7 @@ func syntaxError(doc string, data []byte, err error) error {
 	return &inputerr.Error{Doc: doc, Rule: "invalid JSON: " + err.Error(), Err: err}
 }
 
+// position returns the 1-based line and column of the byte at offset.
 func position(data []byte, offset int64) (line, col int) {
 	line, col = 1, 1
 	for i := int64(0); i < offset && i < int64(len(data)); i++ {
@@ -80,10 +86,20 @@ func NewObject(doc, item string, raw json.RawMessage) (*Object, error) {
 // Doc returns the document name the object reports errors under.
 func (o *Object) Doc() string { return o.doc }
 
+// Item returns the item name the object reports errors under.
+func (o *Object) Item() string { return o.item }
+
 // Has reports whether the field is present (even as null).
 func (o *Object) Has(key string) bool {
 	_, ok := o.fields[key]
 	return ok
+}
+
+// Given reports whether the field is present and not null: whether an
+// optional field was given a value.
+func (o *Object) Given(key string) bool {
+	raw, ok := o.fields[key]
+	return ok && !isNull(raw)
 }
 
 func (o *Object) errorf(key, rule string, args ...any) error {
@@ -249,9 +265,6 @@ func unmarshalNumber(raw json.RawMessage, n *json.Number) error {
 	return nil
 }
 
-// maxExactFloat is the largest integer a float64 holds exactly (2^53).
-const maxExactFloat = 1 << 53
-
 func parseInt(raw json.RawMessage) (int64, error) {
 	var n json.Number
 	if err := unmarshalNumber(raw, &n); err != nil {
@@ -265,18 +278,55 @@ func parseInt(raw json.RawMessage) (int64, error) {
 		return 0, fmt.Errorf("integer %s does not fit in 64 bits", n)
 	}
 	// Not a plain integer literal: accept 1e6 or 1024.0, which are integral,
-	// but nothing fractional and nothing too large to be exact.
-	f, ferr := strconv.ParseFloat(string(n), 64)
-	if ferr != nil || math.IsInf(f, 0) {
+	// but nothing fractional. The literal is read as decimal digits, not
+	// through a float64, which would round 1.0000000000000001 to 1.
+	v, isInt, fits := decimalInt(string(n))
+	switch {
+	case !isInt:
+		return 0, fmt.Errorf("want an integer, got %s", n)
+	case !fits:
 		return 0, fmt.Errorf("integer %s does not fit in 64 bits", n)
 	}
-	if f != math.Trunc(f) {
-		return 0, fmt.Errorf("want an integer, got %s", n)
+	return v, nil
+}
+
+// decimalInt reads a JSON number literal exactly. isInt says whether it
+// denotes an integer, fits whether that integer fits in an int64.
+func decimalInt(s string) (v int64, isInt, fits bool) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, expStr, _ := strings.Cut(strings.ToLower(s), "e")
+	exp, err := strconv.ParseInt(expStr, 10, 32)
+	if expStr == "" {
+		exp = 0
+	} else if err != nil {
+		// An exponent beyond ±2^31: far too large or far too small.
+		exp = math.MaxInt32
+		if strings.HasPrefix(expStr, "-") {
+			exp = math.MinInt32
+		}
 	}
-	if math.Abs(f) > maxExactFloat {
-		return 0, fmt.Errorf("integer %s is too large to be exact; write it without a fraction or exponent", n)
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := intPart + frac
+	// The value is 0.digits x 10^point once leading zeros are gone.
+	point := int64(len(intPart)) + exp
+	trimmed := strings.TrimLeft(digits, "0")
+	point -= int64(len(digits) - len(trimmed))
+	digits = strings.TrimRight(trimmed, "0")
+	switch {
+	case digits == "":
+		return 0, true, true
+	case int64(len(digits)) > point:
+		return 0, false, false // digits after the decimal point
+	case point > 19:
+		return 0, true, false // at least 10^19 > 2^63
 	}
-	return int64(f), nil
+	lit := digits + strings.Repeat("0", int(point)-len(digits))
+	if neg {
+		lit = "-" + lit
+	}
+	v, err = strconv.ParseInt(lit, 10, 64)
+	return v, true, err == nil
 }
 
 // describe names the JSON type of raw for error messages.

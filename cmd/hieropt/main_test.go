@@ -1,0 +1,349 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hieropt/hieropt"
+	hwconfig "github.com/hieropt/hieropt/configs/hw"
+	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// result is one run of the command line.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runCLI(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errb)
+	return result{code, out.String(), errb.String()}
+}
+
+func repo(parts ...string) string {
+	return filepath.Join(append([]string{"..", ".."}, parts...)...)
+}
+
+// verifyPlan checks a plan file with the library validator.
+func verifyPlan(t *testing.T, workloadArg, hwArg, planFile string) *plan.Result {
+	t.Helper()
+	a := &app{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	p, err := a.loadProblem(workloadArg, hwArg)
+	require.NoError(t, err)
+	pl, err := plan.ReadFile(planFile)
+	require.NoError(t, err)
+	res, err := plan.Validate(p, pl, planFile)
+	require.NoError(t, err)
+	require.True(t, res.Valid(), "%s: %v", planFile, res.Violations)
+	return res
+}
+
+// TestOptimizeEveryWorkloadAndProfile plans every shipped workload on every
+// built-in profile with --no-search. Each either gives a plan that passes
+// the validator (and verify), or fails with exit 1 and a clear one-line
+// reason, or is rejected at once (exit 2) because one block is larger than
+// every level.
+func TestOptimizeEveryWorkloadAndProfile(t *testing.T) {
+	dir := t.TempDir()
+	planned := 0
+	for _, w := range hieropt.ExampleWorkloads() {
+		for _, h := range hwconfig.Names() {
+			out := filepath.Join(dir, w+"."+h+".json")
+			r := runCLI(t, "", "optimize", "--workload", w, "--hw", h, "--no-search", "-o", out)
+			switch r.code {
+			case exitOK:
+				res := verifyPlan(t, w, h, out)
+				pl, err := plan.ReadFile(out)
+				require.NoError(t, err)
+				assert.InDelta(t, res.Cost, pl.Cost.Final, 1e-9*res.Cost)
+				assert.Equal(t, pl.Cost.Initial, pl.Cost.Final, "no search: the plan is the initializer's")
+				v := runCLI(t, "", "verify", "--workload", w, "--hw", h, out)
+				assert.Equal(t, exitOK, v.code, v.stderr)
+				planned++
+			case exitFailed:
+				assert.Regexp(t, `^hieropt: (workload ".*" cannot fit hardware profile|block ".*" \(\d+ B\) created at timestep \d+ fits no level)`, r.stderr)
+				assert.NoFileExists(t, out)
+			case exitInput:
+				assert.Regexp(t, `^hieropt: workload "builtin:.*": block ".*": size \d+ B is larger than every level`, r.stderr)
+				assert.NoFileExists(t, out)
+			default:
+				t.Fatalf("%s on %s: exit %d: %s", w, h, r.code, r.stderr)
+			}
+			if r.code != exitOK {
+				assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, planned, 80, "most pairs fit")
+}
+
+func TestOptimizeIsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	var first []byte
+	for i := 0; i < 3; i++ {
+		out := filepath.Join(dir, "plan.json")
+		r := runCLI(t, "", "optimize", "--workload", "gpt2-small-like-int8", "--hw", "ethos-u55", "--no-search", "-o", out)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		data, err := os.ReadFile(out)
+		require.NoError(t, err)
+		if first == nil {
+			first = data
+		} else {
+			require.Equal(t, first, data, "run %d differs", i)
+		}
+	}
+}
+
+func TestSeed000OneLevelSummary(t *testing.T) {
+	r := runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "one-level-8k.yaml"), "--no-search")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "max-live   5120 B (in-place aware 5120 B)")
+	assert.Contains(t, r.stderr, "planner    initializer (--no-search)")
+	// Cost: 6 writes and 7 reads on MEM (1 + d/8 each):
+	// writes 2048,2048,1024,2048,1024,4096 -> 6 + 12288/8 = 1542;
+	// reads op0 x2, op1, op2, op3, op4, op5 = 2048*2+2048+1024+2048+1024+4096
+	// = 14336 -> 7 + 14336/8 = 1799; total 3341.
+	assert.Contains(t, r.stderr, "cost       3341.00 cycles")
+}
+
+// TestGoldenPlans pins the exact plan bytes of small cases. Run with
+// -update to rewrite them after an intended change.
+func TestGoldenPlans(t *testing.T) {
+	cases := []struct{ name, workload, hw string }{
+		{"seed000-example.one-level-8k", "seed000-example", repo("testdata", "hw", "one-level-8k.yaml")},
+		{"seed000-example.two-level-5k", "seed000-example", repo("testdata", "hw", "two-level-5k.yaml")},
+		{"squeezenet1_1-int8.ethos-u55", "squeezenet1_1-int8", "ethos-u55"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runCLI(t, "", "optimize", "--workload", c.workload, "--hw", c.hw, "--no-search", "-q", "-o", "-")
+			require.Equal(t, exitOK, r.code, r.stderr)
+			assert.Empty(t, r.stderr, "-q prints no summary")
+			golden := repo("testdata", "golden", c.name+".json")
+			if *update {
+				require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
+				require.NoError(t, os.WriteFile(golden, []byte(r.stdout), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "run go test ./cmd/hieropt -update to create it")
+			assert.Equal(t, string(want), r.stdout)
+			verifyPlan(t, c.workload, c.hw, golden)
+		})
+	}
+}
+
+func TestVerifyReportsEveryViolation(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	r := runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "one-level-8k.yaml"), "-o", good)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	data, err := os.ReadFile(good)
+	require.NoError(t, err)
+	// op1.out onto op0.out's offset (they share timesteps 1-2), and a
+	// wrong final cost.
+	bad := strings.Replace(string(data), `{"block":"op1.out","from":1,"to":4,"level":"MEM","offset":6144}`,
+		`{"block":"op1.out","from":1,"to":4,"level":"MEM","offset":0}`, 1)
+	bad = strings.Replace(bad, `"final": 3341`, `"final": 3340`, 1)
+	require.NotEqual(t, string(data), bad)
+	badFile := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(badFile, []byte(bad), 0o644))
+	v := runCLI(t, "", "verify", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "one-level-8k.yaml"), badFile)
+	assert.Equal(t, exitFailed, v.code)
+	assert.Contains(t, v.stdout, `rule 4: blocks "op0.out" and "op1.out" overlap in level MEM at timesteps [1,2], bytes [0,2048)`)
+	assert.Contains(t, v.stdout, `rule 4: blocks "op1.out" and "op3.out" overlap in level MEM at timesteps [3,4], bytes [0,2048)`)
+	assert.Contains(t, v.stdout, `rule 6: cost.final 3340 differs from the recomputed cost 3341`)
+	assert.Contains(t, v.stderr, "is invalid: 3 violations")
+}
+
+// TestBadInput: every bad input gets one line naming the problem, exit 2,
+// no stack trace, and no output file.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		return p
+	}
+	okProfile := repo("testdata", "hw", "one-level-8k.yaml")
+	cases := []struct {
+		name     string
+		args     []string
+		stdin    string
+		wantLine string
+	}{
+		{"missing workload flag", []string{"optimize", "--hw", "ethos-u55"}, "",
+			"hieropt: --workload is required (a file, - for stdin, or a built-in: "},
+		{"unknown built-in workload", []string{"optimize", "--workload", "nope", "--hw", "ethos-u55"}, "",
+			`hieropt: workload "nope": no such file and no built-in workload of that name (built-ins: `},
+		{"missing workload file", []string{"optimize", "--workload", "dir/nope.json", "--hw", "ethos-u55"}, "",
+			`hieropt: workload "dir/nope.json": cannot read: no such file or directory`},
+		{"broken workload JSON", []string{"optimize", "--workload", write("broken.json", `{"format": "hieropt.workload/v1", "name": `), "--hw", "ethos-u55"}, "",
+			`hieropt: workload "` + filepath.Join(dir, "broken.json") + `": invalid JSON: unexpected end of file`},
+		{"workload on stdin, wrong type", []string{"optimize", "--workload", "-", "--hw", "ethos-u55"},
+			`{"format":"hieropt.workload/v1","name":"x","ops":[{"name":"a"}],"blocks":[{"name":"b","size":"big","kind":"activation","first":0,"last":0,"writes":[0],"reads":[0]}]}`,
+			`hieropt: workload "-": block "b": field "size": want an integer, got string "big"`},
+		{"unknown profile", []string{"optimize", "--workload", "seed000-example", "--hw", "nope"}, "",
+			`hieropt: hardware profile "nope": no such file and no built-in profile of that name (built-ins: `},
+		{"zero bandwidth", []string{"optimize", "--workload", "seed000-example", "--hw", write("zero.yaml",
+			"format: hieropt.hw/v1\nname: z\ntime_unit: cycle\nlevels:\n  - {name: M, capacity: 8192, alignment: 1, in: {latency: 1, bandwidth: 0}, out: {latency: 1, bandwidth: 1}}\n")}, "",
+			`hieropt: hardware profile "` + filepath.Join(dir, "zero.yaml") + `": level "M": in.bandwidth 0: must be > 0`},
+		{"NaN latency", []string{"optimize", "--workload", "seed000-example", "--hw", write("nan.yaml",
+			"format: hieropt.hw/v1\nname: z\ntime_unit: cycle\nlevels:\n  - {name: M, capacity: 8192, alignment: 1, in: {latency: .nan, bandwidth: 1}, out: {latency: 1, bandwidth: 1}}\n")}, "",
+			`hieropt: hardware profile "` + filepath.Join(dir, "nan.yaml") + `": level "M": in.latency NaN: must be a number, not NaN`},
+		{"duplicate level names", []string{"optimize", "--workload", "seed000-example", "--hw", write("dup.yaml",
+			"format: hieropt.hw/v1\nname: z\ntime_unit: cycle\nlevels:\n  - {name: M, capacity: 8192, alignment: 1, in: {latency: 1, bandwidth: 1}, out: {latency: 1, bandwidth: 1}}\n  - {name: M, capacity: 8192, alignment: 1, in: {latency: 1, bandwidth: 1}, out: {latency: 1, bandwidth: 1}}\n")}, "",
+			`hieropt: hardware profile "` + filepath.Join(dir, "dup.yaml") + `": level "M": duplicate level name (also level 0)`},
+		{"pin to a missing level", []string{"optimize", "--hw", okProfile, "--workload", write("pin.json",
+			`{"format":"hieropt.workload/v1","name":"x","ops":[{"name":"a"}],"blocks":[{"name":"b","size":8,"kind":"activation","first":0,"last":0,"writes":[0],"reads":[0],"level":"SRAM"}]}`)}, "",
+			`hieropt: workload "` + filepath.Join(dir, "pin.json") + `": block "b": pinned to level "SRAM", which hardware profile "one-level-8k" does not have (levels: MEM)`},
+		{"block larger than any level", []string{"optimize", "--workload", "resnet18-int8", "--hw", okProfile}, "",
+			`hieropt: workload "builtin:resnet18-int8": block "x": size 150528 B is larger than every level of hardware profile "one-level-8k" (MEM 8192 B)`},
+		{"unknown flag", []string{"optimize", "--frobnicate"}, "", "hieropt: unknown flag: --frobnicate"},
+		{"unknown command", []string{"frobnicate"}, "", `hieropt: unknown command "frobnicate" for "hieropt"`},
+		{"unknown cost model", []string{"optimize", "--workload", "seed000-example", "--hw", okProfile, "--cost-model", "nope"}, "",
+			`hieropt: --cost-model "nope" is not known (known: seed003, vela-dma)`},
+		{"plan for another workload", []string{"verify", "--workload", "seed000-example", "--hw", okProfile, write("other.json",
+			`{"format":"hieropt.plan/v1","workload":"resnet18-int8","hardware":"one-level-8k","time_unit":"cycle","cost":{"initial":1,"final":1},"placements":[],"transfers":[]}`)}, "",
+			`hieropt: plan "` + filepath.Join(dir, "other.json") + `": plan is for workload "resnet18-int8", not "seed000-example"`},
+		{"verify without a plan", []string{"verify", "--workload", "seed000-example", "--hw", okProfile}, "",
+			"hieropt: accepts 1 arg(s), received 0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".plan.json")
+			args := c.args
+			if args[0] == "optimize" {
+				args = append(args, "-o", out)
+			}
+			r := runCLI(t, c.stdin, args...)
+			assert.Equal(t, exitInput, r.code, r.stderr)
+			assert.True(t, strings.HasPrefix(r.stderr, c.wantLine), "stderr %q\nwant prefix %q", r.stderr, c.wantLine)
+			first, _, _ := strings.Cut(r.stderr, "\n")
+			assert.NotContains(t, r.stderr, "goroutine")
+			assert.NotContains(t, r.stderr, "panic")
+			assert.NotEmpty(t, first)
+			lines := strings.Count(strings.TrimSuffix(r.stderr, "\n"), "\n") + 1
+			if strings.Contains(r.stderr, "--help") {
+				assert.Equal(t, 2, lines, "the error and a hint to --help")
+			} else {
+				assert.Equal(t, 1, lines, "one line: %q", r.stderr)
+			}
+			assert.NoFileExists(t, out)
+		})
+	}
+}
+
+func TestInfeasibleExitsOne(t *testing.T) {
+	r := runCLI(t, "", "optimize", "--workload", "resnet50-fp32", "--hw", "k210", "-o", filepath.Join(t.TempDir(), "p.json"))
+	assert.Equal(t, exitFailed, r.code)
+	assert.Equal(t, `hieropt: workload "resnet50-fp32" cannot fit hardware profile "k210": at timestep 0 its live blocks need at least 113629888 B but the levels hold 25165824 B in total (AISRAM 2097152 B + SRAM 6291456 B + Flash 16777216 B); largest live blocks: "layer4.0.conv2.weight" (9437184 B), "layer4.1.conv2.weight" (9437184 B), "layer4.2.conv2.weight" (9437184 B)`+"\n", r.stderr)
+}
+
+func TestSettingsFromEnvAndConfig(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.json")
+	t.Setenv("HIEROPT_HW", repo("testdata", "hw", "one-level-8k.yaml"))
+	t.Setenv("HIEROPT_NO_SEARCH", "true")
+	r := runCLI(t, "", "optimize", "--workload", "seed000-example", "-o", out)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "seed000-example on one-level-8k")
+	assert.Contains(t, r.stderr, "(--no-search)")
+
+	// A flag beats the environment.
+	r = runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", "ethos-u55", "-q")
+	require.Equal(t, exitOK, r.code, r.stderr)
+
+	// The config file fills what flags and environment leave.
+	t.Setenv("HIEROPT_HW", "")
+	cfg := filepath.Join(dir, "hieropt.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("optimize:\n  hw: ethos-u65\n  workload: seed000-example\n"), 0o644))
+	r = runCLI(t, "", "optimize", "--config", cfg)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "seed000-example on ethos-u65")
+	t.Setenv("HIEROPT_CONFIG", cfg)
+	r = runCLI(t, "", "optimize")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "seed000-example on ethos-u65")
+
+	// A typo in the config file is an error, not silently ignored.
+	require.NoError(t, os.WriteFile(cfg, []byte("optimize:\n  hw: ethos-u65\n  wrkload: x\n"), 0o644))
+	r = runCLI(t, "", "optimize")
+	assert.Equal(t, exitInput, r.code)
+	assert.Contains(t, r.stderr, `hieropt: config "`+cfg+`": optimize.wrkload: unknown setting: optimize takes `)
+	require.NoError(t, os.WriteFile(cfg, []byte("optimise:\n  hw: ethos-u65\n"), 0o644))
+	r = runCLI(t, "", "optimize")
+	assert.Equal(t, exitInput, r.code)
+	assert.Contains(t, r.stderr, `optimise: unknown section: sections are command names`)
+}
+
+func TestHelp(t *testing.T) {
+	r := runCLI(t, "", "--help")
+	require.Equal(t, exitOK, r.code)
+	for _, sub := range []string{"optimize", "verify", "profiles", "inspect"} {
+		assert.Contains(t, r.stdout, sub)
+		h := runCLI(t, "", sub, "--help")
+		require.Equal(t, exitOK, h.code, sub)
+		assert.Contains(t, h.stdout, "Usage:")
+		assert.Contains(t, h.stdout, "Examples:")
+	}
+	assert.Contains(t, r.stdout, "Exit codes: 0 success; 1 infeasible problem or invalid plan; 2 bad input or")
+}
+
+func TestProfilesAndInspect(t *testing.T) {
+	r := runCLI(t, "", "profiles")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	for _, n := range hwconfig.Names() {
+		assert.Contains(t, r.stdout, n)
+	}
+	assert.Contains(t, r.stdout, "OffChipFlash")
+	y := runCLI(t, "", "profiles", "ethos-u55")
+	require.Equal(t, exitOK, y.code)
+	data, _ := hwconfig.BuiltinYAML("ethos-u55")
+	assert.Equal(t, string(data), y.stdout)
+
+	i := runCLI(t, "", "inspect", "--workload", "resnet50-int8")
+	require.Equal(t, exitOK, i.code, i.stderr)
+	assert.Contains(t, i.stdout, "max-live        28518120 B")
+	assert.Contains(t, i.stdout, "largest block   layer4.0.conv2.weight (2359296 B")
+	l := runCLI(t, "", "inspect", "--list")
+	require.Equal(t, exitOK, l.code)
+	assert.Equal(t, len(hieropt.ExampleWorkloads())+1, strings.Count(l.stdout, "\n"))
+	f := runCLI(t, "", "inspect", "--workload", "resnet50-fp32", "--hw", "k210")
+	assert.Equal(t, exitFailed, f.code)
+	assert.Contains(t, f.stdout, "fits k210")
+}
+
+// TestBuiltinWorkloadsAreTheShippedFiles guards the embedding: the built-in
+// workloads are exactly testdata/workloads.
+func TestBuiltinWorkloadsAreTheShippedFiles(t *testing.T) {
+	files, err := filepath.Glob(repo("testdata", "workloads", "*.json"))
+	require.NoError(t, err)
+	require.Len(t, hieropt.ExampleWorkloads(), len(files))
+	for _, f := range files {
+		prog, err := workload.ReadFile(f)
+		require.NoError(t, err)
+		_, err = state.Bind(prog, mustProfile(t, "ethos-u65"), f)
+		require.NoError(t, err)
+	}
+}
+
+func mustProfile(t *testing.T, name string) *hw.Profile {
+	t.Helper()
+	p, err := hwconfig.Builtin(name)
+	require.NoError(t, err)
+	return p
+}

@@ -1,0 +1,240 @@
+package state_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/state"
+)
+
+func twoLevels() *testprog.Builder {
+	return testprog.New("p", 4).
+		Block("a", 100, "activation", 0, 1). // footprint 112 at align 16, 128 at align 64
+		Block("b", 64, "activation", 1, 3).  // 64 / 64
+		Block("w", 10, "constant", 0, 2, testprog.Reads(2), testprog.Align(32)).
+		Block("o", 16, "output", 2, 3, testprog.Reads(3))
+}
+
+var fastSlow = []testprog.Level{
+	{Name: "FAST", Capacity: 1024, Align: 16, Latency: 1, Bandwidth: 4},
+	{Name: "SLOW", Capacity: 1 << 20, Align: 64, Latency: 10, Bandwidth: 1},
+}
+
+func TestBindFootprints(t *testing.T) {
+	p := testprog.Bind(twoLevels().Program(), testprog.Profile("hw", fastSlow...))
+	// a: 100 rounded up to 16 = 112; to 64 = 128.
+	assert.Equal(t, int64(112), p.Foot(0, 0))
+	assert.Equal(t, int64(128), p.Foot(0, 1))
+	// w has align 32: effective max(32,16) = 32 in FAST (10 -> 32), max(32,64) = 64 in SLOW.
+	assert.Equal(t, int64(32), p.Align(2, 0))
+	assert.Equal(t, int64(32), p.Foot(2, 0))
+	assert.Equal(t, int64(64), p.Align(2, 1))
+	assert.Equal(t, int64(64), p.Foot(2, 1))
+	assert.Equal(t, state.NoPin, p.Pin(0))
+}
+
+func TestBindErrors(t *testing.T) {
+	prof := testprog.Profile("hw", fastSlow...)
+	cases := []struct {
+		name string
+		prog *testprog.Builder
+		want string
+	}{
+		{"pin to a missing level", testprog.New("p", 1).Block("x", 8, "activation", 0, 0, testprog.Pin("L9")),
+			`test: block "x": pinned to level "L9", which hardware profile "hw" does not have (levels: FAST, SLOW)`},
+		{"larger than every level", testprog.New("p", 1).Block("x", 2<<20, "activation", 0, 0),
+			`test: block "x": size 2097152 B is larger than every level of hardware profile "hw" (FAST 1024 B, SLOW 1048576 B)`},
+		{"larger than its pinned level", testprog.New("p", 1).Block("x", 2000, "activation", 0, 0, testprog.Pin("FAST")),
+			`test: block "x": needs 2000 B (size 2000 aligned to 16) but its pinned level "FAST" holds only 1024 B`},
+		{"overflow when aligned", testprog.New("p", 1).Block("x", 1<<63-1, "activation", 0, 0),
+			`test: block "x": size 9223372036854775807 overflows when rounded up to the alignment 16 of level "FAST"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := state.Bind(c.prog.Program(), prof, "test")
+			require.Error(t, err)
+			assert.True(t, inputerr.Is(err))
+			assert.Equal(t, c.want, err.Error())
+		})
+	}
+}
+
+func TestCheckCapacity(t *testing.T) {
+	prof := testprog.Profile("hw",
+		testprog.Level{Name: "A", Capacity: 256, Align: 16, Latency: 1, Bandwidth: 1},
+		testprog.Level{Name: "B", Capacity: 256, Align: 16, Latency: 1, Bandwidth: 1})
+	// 3 blocks of 200 B live together at t=1 need 600 B > 512 B.
+	prog := testprog.New("p", 3).
+		Block("x", 200, "activation", 0, 1).
+		Block("y", 200, "activation", 1, 2).
+		Block("z", 200, "activation", 1, 2).
+		Program()
+	err := testprog.Bind(prog, prof).CheckCapacity()
+	require.Error(t, err)
+	assert.Equal(t, `workload "p" cannot fit hardware profile "hw": at timestep 1 its live blocks need at least 624 B but the levels hold 512 B in total (A 256 B + B 256 B); largest live blocks: "x" (200 B), "y" (200 B), "z" (200 B)`, err.Error())
+
+	// In-place reuse can save up to min(ending reusable, created): with x
+	// reusable and only y created at 1, 416 B would fit 512 B.
+	ok := testprog.New("p", 3).
+		Block("x", 200, "activation", 0, 1, testprog.Reusable()).
+		Block("y", 200, "activation", 1, 2).
+		Program()
+	assert.NoError(t, testprog.Bind(ok, prof).CheckCapacity())
+
+	// Pinned blocks overflow their level: 2 x 200 B pinned to A (256 B).
+	pinned := testprog.New("p", 2).
+		Block("x", 200, "activation", 0, 1, testprog.Pin("A")).
+		Block("y", 200, "activation", 1, 1, testprog.Pin("A")).
+		Program()
+	err = testprog.Bind(pinned, prof).CheckCapacity()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `at timestep 1 its live blocks pinned to A need at least 416 B but level "A" holds 256 B`)
+}
+
+func TestOccupancyPlaceRelease(t *testing.T) {
+	prog := testprog.New("p", 1).
+		Block("a", 100, "activation", 0, 0).
+		Block("b", 100, "activation", 0, 0).
+		Block("c", 100, "activation", 0, 0).
+		Program()
+	p := testprog.Bind(prog, testprog.Profile("hw", testprog.Level{Name: "L", Capacity: 1000, Align: 100, Latency: 1, Bandwidth: 1}))
+	o := state.NewOccupancy(p)
+	o.Place(0, 0, 100) // [100,200)
+	o.Place(1, 0, 300) // [300,400)
+	require.NoError(t, o.Check())
+	assert.Equal(t, []state.Gap{{0, 100}, {200, 300}, {400, 1000}}, gaps(o, 0), "smallest first, then lowest address")
+	// Freeing a merges [0,100) + [100,200) + [200,300) into one gap.
+	assert.Equal(t, 1, o.Release(0, 0, 100))
+	require.NoError(t, o.Check())
+	assert.Equal(t, []state.Gap{{0, 300}, {400, 1000}}, gaps(o, 0))
+	assert.Equal(t, int64(600), o.Largest(0))
+	s, ok := o.SpanEndingAt(0, 400)
+	assert.True(t, ok)
+	assert.Equal(t, int32(1), s.Block)
+	assert.Panics(t, func() { o.Place(2, 0, 350) }, "overlap is a broken invariant")
+}
+
+func TestOccupancyCloneIsIndependent(t *testing.T) {
+	prog := testprog.New("p", 1).Block("a", 64, "activation", 0, 0).Block("b", 64, "activation", 0, 0).Program()
+	p := testprog.Bind(prog, testprog.Profile("hw", testprog.Level{Name: "L", Capacity: 1024, Align: 64, Latency: 1, Bandwidth: 1}))
+	o := state.NewOccupancy(p)
+	o.Place(0, 0, 0)
+	c := o.Clone()
+	c.Place(1, 0, 512)
+	c.Release(0, 0, 0)
+	require.NoError(t, o.Check())
+	require.NoError(t, c.Check())
+	assert.Equal(t, []state.Gap{{64, 1024}}, gaps(o, 0))
+	assert.Equal(t, []state.Gap{{576, 1024}, {0, 512}}, gaps(c, 0))
+}
+
+// TestOccupancyRandom places and releases random blocks and checks the
+// invariants after every step, against a byte map of the level.
+func TestOccupancyRandom(t *testing.T) {
+	const n, capacity = 60, 4096
+	b := testprog.New("p", 1)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < n; i++ {
+		b.Block(string(rune('A'+i%26))+string(rune('a'+i/26)), int64(1+rng.IntN(300)), "activation", 0, 0)
+	}
+	p := testprog.Bind(b.Program(), testprog.Profile("hw", testprog.Level{Name: "L", Capacity: capacity, Align: 8, Latency: 1, Bandwidth: 1}))
+	o := state.NewOccupancy(p)
+	owner := make([]int, capacity)
+	for i := range owner {
+		owner[i] = -1
+	}
+	at := make([]int64, n)
+	for i := range at {
+		at[i] = -1
+	}
+	for step := 0; step < 5000; step++ {
+		blk := rng.IntN(n)
+		if at[blk] >= 0 {
+			o.Release(blk, 0, at[blk])
+			for x := at[blk]; x < at[blk]+p.Foot(blk, 0); x++ {
+				owner[x] = -1
+			}
+			at[blk] = -1
+		} else {
+			off := int64(rng.IntN(capacity/8)) * 8
+			end := off + p.Foot(blk, 0)
+			free := end <= capacity
+			for x := off; free && x < end; x++ {
+				free = owner[x] < 0
+			}
+			require.Equal(t, free, o.Free(0, off, end), "step %d: Free(%d,%d)", step, off, end)
+			if !free {
+				continue
+			}
+			o.Place(blk, 0, off)
+			for x := off; x < end; x++ {
+				owner[x] = blk
+			}
+			at[blk] = off
+		}
+		require.NoError(t, o.Check(), "step %d", step)
+		var busy int64
+		for _, w := range owner {
+			if w >= 0 {
+				busy++
+			}
+		}
+		require.Equal(t, busy, o.Busy(0))
+	}
+}
+
+func TestOccupancyAtWithReuse(t *testing.T) {
+	// x (reusable, 128 B) ends at 1; y (64 B) created at 1 starts at x's
+	// offset: y holds [0,64), x keeps its tail [64,128) until it ends.
+	prog := testprog.New("p", 3).
+		Block("x", 128, "activation", 0, 1, testprog.Reusable()).
+		Block("y", 64, "activation", 1, 2).
+		Block("z", 64, "activation", 1, 2).
+		Program()
+	p := testprog.Bind(prog, testprog.Profile("hw", testprog.Level{Name: "L", Capacity: 512, Align: 64, Latency: 1, Bandwidth: 1}))
+	lay := state.NewLayout(3)
+	lay.SetFirst(0, state.Seg{From: 0, Level: 0, Offset: 0})
+	lay.SetFirst(1, state.Seg{From: 1, Level: 0, Offset: 0})
+	lay.SetFirst(2, state.Seg{From: 1, Level: 0, Offset: 128})
+	o, err := state.OccupancyAt(p, lay, 1)
+	require.NoError(t, err)
+	require.NoError(t, o.Check())
+	var spans []state.Span
+	o.Spans(0, func(s state.Span) bool { spans = append(spans, s); return true })
+	assert.Equal(t, []state.Span{{0, 64, 1}, {64, 128, 0}, {128, 192, 2}}, spans)
+
+	// z over x's tail is an overlap, not reuse.
+	lay.SetFirst(2, state.Seg{From: 1, Level: 0, Offset: 64})
+	_, err = state.OccupancyAt(p, lay, 1)
+	assert.EqualError(t, err, `timestep 1: block "x" at [64,128) of level "L" overlaps block "z"`)
+}
+
+func TestLayoutMoveAt(t *testing.T) {
+	lay := state.NewLayout(1)
+	lay.SetFirst(0, state.Seg{From: 2, Level: 0, Offset: 0})
+	lay.MoveAt(0, 4, state.Pos{Level: 1, Offset: 64})
+	lay.MoveAt(0, 6, state.Pos{Level: 0, Offset: 32})
+	assert.Equal(t, []state.Seg{{2, 0, 0}, {4, 1, 64}, {6, 0, 32}}, lay.Segs[0])
+	assert.Equal(t, state.Seg{From: 4, Level: 1, Offset: 64}, lay.At(0, 5))
+	// Moving again at 4 replaces the segments from 4 on.
+	lay.MoveAt(0, 4, state.Pos{Level: 0, Offset: 16})
+	assert.Equal(t, []state.Seg{{2, 0, 0}, {4, 0, 16}}, lay.Segs[0])
+	// Moving back to where it was is no move.
+	lay.MoveAt(0, 4, state.Pos{Level: 0, Offset: 0})
+	assert.Equal(t, []state.Seg{{2, 0, 0}}, lay.Segs[0])
+	// At the first timestep, a move changes the first placement.
+	lay.MoveAt(0, 2, state.Pos{Level: 1, Offset: 0})
+	assert.Equal(t, []state.Seg{{2, 1, 0}}, lay.Segs[0])
+	assert.Equal(t, 0, lay.Transfers())
+}
+
+func gaps(o *state.Occupancy, l int) []state.Gap {
+	var out []state.Gap
+	o.Gaps(l, func(g state.Gap) bool { out = append(out, g); return true })
+	return out
+}
