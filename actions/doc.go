@@ -32,9 +32,11 @@
 // # Settled points beyond ALGORITHM.md
 //
 // The order in which the blocks created at one timestep are placed is not
-// fixed by the seed. hieropt places scratch blocks first (so that the op's
-// outputs can take their space), then activations, outputs and inputs, then
-// constants (so that weights fill what the program's own data leaves); ties
-// keep the workload's block order. Among several reusable blocks a new
+// fixed by the seed. By default (WorkloadOrder) they are placed in the
+// workload's block order, the literal reading. KindOrder places scratch
+// first (so that the op's outputs can take its space), then activations,
+// outputs and inputs, then constants (so that weights fill what the
+// program's own data leaves); it usually gives cheaper plans, and the
+// search starts from it when it does. Among several reusable blocks a new
 // block could take over, the first in block order that fits wins.
 package actions

@@ -21,28 +21,59 @@ type Initializer struct {
 	// NoReuse disables rule 5: no block is put over a reusable block's
 	// space; every block gets free space of its own.
 	NoReuse bool
-	order   [][]int32 // per timestep, the blocks created there in allocation order
+	ord     Order
+	order   [][]int32 // per timestep, the blocks created there in placement order
 }
 
-// NewInitializer returns the initializer for p, with reuse on.
+// Order is the order in which the initializer places the blocks created at
+// one timestep; the seed does not fix it.
+type Order uint8
+
+const (
+	// WorkloadOrder places them in the workload's block order: the literal
+	// reading of the seed, and the default. In traced workloads the
+	// constants come first, so at timestep 0 the weights take the fast
+	// levels before the first activations.
+	WorkloadOrder Order = iota
+	// KindOrder places scratch blocks first (so that the op's outputs can
+	// take their space by the kind rule), then activations, outputs and
+	// inputs, then constants (so that weights fill what the program's own
+	// data leaves); ties keep the workload's order. It usually gives a
+	// cheaper plan; the search starts from it when it does.
+	KindOrder
+)
+
+func (o Order) String() string {
+	if o == KindOrder {
+		return "kind"
+	}
+	return "workload"
+}
+
+// NewInitializer returns the initializer for p: workload order, reuse on.
 func NewInitializer(p *state.Problem) *Initializer {
-	in := &Initializer{p: p, order: make([][]int32, p.Prog.Timesteps())}
+	return NewInitializerOrder(p, WorkloadOrder)
+}
+
+// NewInitializerOrder returns the initializer for p with the given order.
+func NewInitializerOrder(p *state.Problem, ord Order) *Initializer {
+	in := &Initializer{p: p, ord: ord, order: make([][]int32, p.Prog.Timesteps())}
 	for t := range in.order {
 		o := slices.Clone(p.Prog.Created(t))
-		slices.SortStableFunc(o, func(a, b int32) int {
-			return allocRank(p.Block(int(a)).Kind) - allocRank(p.Block(int(b)).Kind)
-		})
+		if ord == KindOrder {
+			slices.SortStableFunc(o, func(a, b int32) int {
+				return kindRank(p.Block(int(a)).Kind) - kindRank(p.Block(int(b)).Kind)
+			})
+		}
 		in.order[t] = o
 	}
 	return in
 }
 
-// allocRank orders the blocks created at one timestep. Scratch comes first,
-// because the kind rule lets an op's outputs take its scratch space and they
-// can only do so if the scratch is already placed; then the op's results
-// (activations, outputs, program inputs); constants last, so that weights
-// fill what the program's own data leaves. Ties keep block ID order.
-func allocRank(k workload.Kind) int {
+// OrderKind returns the initializer's order.
+func (in *Initializer) OrderKind() Order { return in.ord }
+
+func kindRank(k workload.Kind) int {
 	switch k {
 	case workload.Scratch:
 		return 0
@@ -93,37 +124,88 @@ func (in *Initializer) Run(lay *state.Layout, from int) (*state.Occupancy, error
 
 // Step advances occ from timestep t-1 to t: it frees the blocks whose life
 // ended at t-1 and places the blocks created at t, recording their placement
-// in lay. It assumes that no block moves at t (blocks alive at t-1 and t are
+// in v. It assumes that no block moves at t (blocks alive at t-1 and t are
 // where they were).
-func (in *Initializer) Step(occ *state.Occupancy, lay *state.Layout, t int) error {
-	p := in.p
-	if t > 0 {
-		for _, b := range p.Prog.Dying(t - 1) {
-			s := lay.At(int(b), t-1)
-			occ.Release(int(b), int(s.Level), s.Offset)
-		}
-	}
+func (in *Initializer) Step(occ *state.Occupancy, v state.View, t int) error {
+	in.Free(occ, v, t)
 	for _, b := range in.order[t] {
-		pos, ok := in.Place(occ, lay, int(b), t)
+		pos, ok := in.Place(occ, v, int(b), t)
 		if !ok {
 			return in.infeasible(occ, int(b), t)
 		}
-		lay.SetFirst(int(b), state.Seg{From: int32(t), Level: pos.Level, Offset: pos.Offset})
+		v.SetFirst(int(b), state.Seg{From: int32(t), Level: pos.Level, Offset: pos.Offset})
 	}
 	return nil
 }
 
+// Free releases from occ the blocks whose life ended at t-1, at their
+// positions in v.
+func (in *Initializer) Free(occ *state.Occupancy, v state.View, t int) {
+	if t == 0 {
+		return
+	}
+	for _, b := range in.p.Prog.Dying(t - 1) {
+		s := state.SegAt(v.BlockSegs(int(b)), t-1)
+		occ.Release(int(b), int(s.Level), s.Offset)
+	}
+}
+
+// Replay advances occ from timestep t-1 to t following v, without deciding
+// anything: it frees the blocks that died at t-1 and puts the blocks
+// created at t where v has them (over a reused block's space where v put
+// them at its offset). The result does not depend on the order the blocks
+// were placed in. Blocks must not move at t; a layout that overlaps panics.
+func (in *Initializer) Replay(occ *state.Occupancy, v state.View, t int) {
+	in.Free(occ, v, t)
+	pending := in.order[t]
+	var next []int32
+	for len(pending) > 0 {
+		next = next[:0]
+		for _, bi := range pending {
+			b := int(bi)
+			s := v.BlockSegs(b)[0]
+			l := int(s.Level)
+			if a, ok := reusedAt(occ, v, b, l, s.Offset, t); ok {
+				occ.Reuse(a, b, l, s.Offset)
+			} else if occ.Free(l, s.Offset, s.Offset+in.p.Foot(b, l)) {
+				occ.Place(b, l, s.Offset)
+			} else {
+				next = append(next, bi) // waits for the block it reuses
+			}
+		}
+		if len(next) == len(pending) {
+			panic(fmt.Sprintf("actions: replaying timestep %d: block %q overlaps", t, in.p.Block(int(next[0])).Name))
+		}
+		pending = slices.Clone(next)
+	}
+}
+
+// reusedAt finds the block whose space b takes over at off of level l at
+// timestep t, if b sits there by reuse.
+func reusedAt(occ *state.Occupancy, v state.View, b, l int, off int64, t int) (int, bool) {
+	p := occ.Problem()
+	sp, ok := occ.SpanAt(l, off)
+	if !ok || int(sp.Block) == b {
+		return 0, false
+	}
+	a := int(sp.Block)
+	if p.Block(a).Last != t || !workload.CanReuse(p.Block(a), p.Block(b)) {
+		return 0, false
+	}
+	return a, true
+}
+
 // Place puts block b, created at t, into occ by rules 1-5 and returns where.
-// It does not record the placement in lay (lay is read for the positions
-// of blocks whose space b might reuse).
-func (in *Initializer) Place(occ *state.Occupancy, lay *state.Layout, b, t int) (state.Pos, bool) {
+// It does not record the placement in v (v is read for the positions of
+// blocks whose space b might reuse).
+func (in *Initializer) Place(occ *state.Occupancy, v state.View, b, t int) (state.Pos, bool) {
 	p := in.p
 	for l := 0; l < p.Levels(); l++ {
 		if !p.Allowed(b, l) {
 			continue
 		}
 		if !in.NoReuse {
-			if a, off, ok := ReuseTarget(occ, lay, b, l, t); ok {
+			if a, off, ok := ReuseTarget(occ, v, b, l, t); ok {
 				occ.Reuse(a, b, l, off)
 				return state.Pos{Level: int32(l), Offset: off}, true
 			}
@@ -140,7 +222,7 @@ func (in *Initializer) Place(occ *state.Occupancy, lay *state.Layout, b, t int) 
 // may take over in level l: a ends at t, the kind rule allows it, a still
 // holds its space, and b fits from a's offset. The first such block in ID
 // order wins.
-func ReuseTarget(occ *state.Occupancy, lay *state.Layout, b, l, t int) (a int, off int64, ok bool) {
+func ReuseTarget(occ *state.Occupancy, v state.View, b, l, t int) (a int, off int64, ok bool) {
 	p := occ.Problem()
 	bb := p.Block(b)
 	for _, ai := range p.Prog.Dying(t) {
@@ -152,10 +234,11 @@ func ReuseTarget(occ *state.Occupancy, lay *state.Layout, b, l, t int) (a int, o
 		// not be placed yet: it has no segment, or a stale one from an
 		// earlier run, which ReuseFits rejects since occ holds no span of
 		// it there.
-		if len(lay.Segs[a]) == 0 {
+		segs := v.BlockSegs(a)
+		if len(segs) == 0 {
 			continue
 		}
-		s := lay.At(a, t)
+		s := state.SegAt(segs, t)
 		if int(s.Level) != l {
 			continue
 		}

@@ -242,13 +242,25 @@ func TestRule5ScratchSpaceOnlyToOutputs(t *testing.T) {
 		Block("E", 500, "activation", 0, 2). // [0,500)
 		Program()
 	p := testprog.Bind(prog, testprog.Profile("hw", oneLevel))
-	lay := fixed(t, p, map[string]state.Pos{"E": at(0)})
-	// Scratches go first, in block order: s2 then s. Gap [500,1000): left E
+	lay := state.NewLayout(p.Blocks())
+	lay.SetFirst(3, state.Seg{From: 0, Level: 0, Offset: 0})
+	_, err := actions.NewInitializerOrder(p, actions.KindOrder).Run(lay, 1)
+	require.NoError(t, err)
+	// In kind order scratches go first, in block order: s2 then s. Gap [500,1000): left E
 	// (dies 2), right edge (never): s2 -> [936,1000). Then gap [500,936):
 	// E (2) vs s2 (1): left, s -> [500,564). Then a reuses s: [500,564).
 	assert.Equal(t, at(936), offset(t, p, lay, "s2"))
 	assert.Equal(t, at(500), offset(t, p, lay, "s"))
 	assert.Equal(t, at(500), offset(t, p, lay, "a"))
+
+	// In workload order a comes first, while s does not exist yet: gap
+	// [500,1000), E (2) vs edge: right, a -> [936,1000); s2: gap [500,936),
+	// E (2) vs a (2): tie; 500 from 0 vs 64 from the capacity: right,
+	// [872,936); s: E (2) vs s2 (1): left, [500,564).
+	lay = fixed(t, p, map[string]state.Pos{"E": at(0)})
+	assert.Equal(t, at(936), offset(t, p, lay, "a"))
+	assert.Equal(t, at(872), offset(t, p, lay, "s2"))
+	assert.Equal(t, at(500), offset(t, p, lay, "s"))
 }
 
 func TestNoReuseOption(t *testing.T) {

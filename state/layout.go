@@ -63,7 +63,7 @@ func (l *Layout) SetFirst(b int, s Seg) {
 // MoveAt records that block b moves to pos at timestep t: segments starting
 // at or after t are dropped and a new one starts at t. If t is the block's
 // first timestep, the block's first placement changes (no transfer).
-func (l *Layout) MoveAt(b int, t int, pos Pos) {
+func (l *Layout) MoveAt(b, t int, pos Pos) {
 	segs := l.Segs[b]
 	i := len(segs)
 	for i > 0 && int(segs[i-1].From) >= t {

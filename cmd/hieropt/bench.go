@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -16,15 +17,16 @@ import (
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 )
 
 type benchOptions struct {
-	Workloads []string `mapstructure:"workloads"`
-	HW        []string `mapstructure:"hw"`
-	NoSearch  bool     `mapstructure:"no-search"`
-	Format    string   `mapstructure:"format"`
-	Repeat    int      `mapstructure:"repeat"`
+	Workloads     []string `mapstructure:"workloads"`
+	HW            []string `mapstructure:"hw"`
+	Format        string   `mapstructure:"format"`
+	Repeat        int      `mapstructure:"repeat"`
+	searchOptions `mapstructure:",squash"`
 }
 
 func newBenchCmd(a *app) *cobra.Command {
@@ -46,9 +48,9 @@ the median of --repeat runs of the planner alone (loading excluded).`,
 	f := cmd.Flags()
 	f.StringSlice("workloads", nil, "workloads (files or built-in names); default: every built-in")
 	f.StringSlice("hw", nil, "profiles (files or built-in names); default: every built-in")
-	f.Bool("no-search", false, "plan with the initializer alone")
 	f.String("format", "md", "table format: md (Markdown) or csv")
-	f.Int("repeat", 5, "runs per pair; the median time is reported")
+	f.Int("repeat", 1, "runs per pair; the median time is reported")
+	searchFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		var o benchOptions
 		if err := bindSettings(cmd, &o); err != nil {
@@ -66,13 +68,18 @@ the median of --repeat runs of the planner alone (loading excluded).`,
 		if len(o.HW) == 0 {
 			o.HW = hwconfig.Names()
 		}
-		return a.bench(&o)
+		s, err := o.settings()
+		if err != nil {
+			return err
+		}
+		return a.bench(&o, s)
 	}
 	return cmd
 }
 
 type benchRow struct {
 	workload, hw string
+	initial      float64
 	cost         float64
 	peakLevel    string
 	peakPct      float64
@@ -81,7 +88,7 @@ type benchRow struct {
 	status       string // "valid", or why there is no plan
 }
 
-func (a *app) bench(o *benchOptions) error {
+func (a *app) bench(o *benchOptions, s *search.Settings) error {
 	var rows []benchRow
 	for _, w := range o.Workloads {
 		prog, doc, err := a.loadWorkload(w)
@@ -103,7 +110,7 @@ func (a *app) bench(o *benchOptions) error {
 				rows = append(rows, row)
 				continue
 			}
-			if err := benchOne(p, o, &row); err != nil {
+			if err := a.benchOne(p, o, s, &row); err != nil {
 				return err
 			}
 			rows = append(rows, row)
@@ -116,14 +123,12 @@ func (a *app) bench(o *benchOptions) error {
 	return nil
 }
 
-func benchOne(p *state.Problem, o *benchOptions, row *benchRow) error {
-	model, _ := costmodel.Lookup(costmodel.Default)
+func (a *app) benchOne(p *state.Problem, o *benchOptions, s *search.Settings, row *benchRow) error {
 	var times []time.Duration
-	var lay *state.Layout
+	var res *search.Result
 	for i := 0; i < o.Repeat; i++ {
 		start := time.Now()
-		l := state.NewLayout(p.Blocks())
-		_, err := actions.NewInitializer(p).Run(l, 0)
+		r, _, err := a.plan(context.Background(), p, &optimizeOptions{Quiet: true, searchOptions: o.searchOptions}, s)
 		times = append(times, time.Since(start))
 		if err != nil {
 			var ie *actions.InfeasibleError
@@ -133,22 +138,28 @@ func benchOne(p *state.Problem, o *benchOptions, row *benchRow) error {
 			}
 			return err
 		}
-		lay = l
+		res = r
 	}
 	row.elapsed = median(times)
-	row.cost = costmodel.Total(model, p, lay)
-	pl := plan.FromLayout(p, lay)
-	pl.Cost = plan.Cost{Initial: row.cost, Final: row.cost}
-	res, err := plan.Validate(p, pl, "bench")
+	row.initial, row.cost = res.InitialCost, res.Cost
+	pl := plan.FromLayout(p, res.Layout)
+	if s.CostModel.Name() != costmodel.Default {
+		pl.CostModel = s.CostModel.Name()
+	}
+	pl.Cost = plan.Cost{Initial: res.InitialCost, Final: res.Cost}
+	check, err := plan.Validate(p, pl, "bench")
 	if err != nil {
 		return internalErrorf("bench %s on %s: %v", p.Prog.Name, p.HW.Name, err)
 	}
-	if !res.Valid() {
-		return internalErrorf("bench %s on %s: plan breaks %s", p.Prog.Name, p.HW.Name, res.Violations[0])
+	if !check.Valid() {
+		return internalErrorf("bench %s on %s: plan breaks %s", p.Prog.Name, p.HW.Name, check.Violations[0])
+	}
+	if res.Cost > res.InitialCost {
+		return internalErrorf("bench %s on %s: the search made the plan worse (%v > %v)", p.Prog.Name, p.HW.Name, res.Cost, res.InitialCost)
 	}
 	row.status = "valid"
-	row.transfers = lay.Transfers()
-	peaks := costmodel.PeakBytes(p, lay)
+	row.transfers = res.Layout.Transfers()
+	peaks := costmodel.PeakBytes(p, res.Layout)
 	row.peakLevel = p.HW.Levels[0].Name
 	row.peakPct = pct(float64(peaks[0]), float64(p.HW.Levels[0].Capacity))
 	return nil
@@ -186,27 +197,45 @@ func shortReason(err error) string {
 
 func writeBenchMD(a *app, rows []benchRow) {
 	w := a.stdout
-	fmt.Fprintln(w, "| workload | profile | cost | fastest level peak | transfers | time | plan |")
-	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | --- |")
+	fmt.Fprintln(w, "| workload | profile | initial cost | final cost | reduction | fastest level peak | transfers | time | plan |")
+	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	var sum float64
+	var n int
+	var total time.Duration
 	for _, r := range rows {
 		if r.status != "valid" {
-			fmt.Fprintf(w, "| %s | %s | | | | | %s |\n", r.workload, r.hw, strings.ReplaceAll(r.status, "|", "/"))
+			fmt.Fprintf(w, "| %s | %s | | | | | | | %s |\n", r.workload, r.hw, strings.ReplaceAll(r.status, "|", "/"))
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %.2f | %s %.1f%% | %d | %s | valid |\n",
-			r.workload, r.hw, r.cost, r.peakLevel, r.peakPct, r.transfers, fmtDuration(r.elapsed))
+		red := reduction(r.initial, r.cost)
+		sum += red
+		n++
+		total += r.elapsed
+		fmt.Fprintf(w, "| %s | %s | %.2f | %.2f | %.2f%% | %s %.1f%% | %d | %s | valid |\n",
+			r.workload, r.hw, r.initial, r.cost, red, r.peakLevel, r.peakPct, r.transfers, fmtDuration(r.elapsed))
 	}
+	if n > 0 {
+		fmt.Fprintf(w, "\n%d plans, all valid; mean reduction %.2f%%; total planning time %s\n", n, sum/float64(n), fmtDuration(total))
+	}
+}
+
+func reduction(initial, final float64) float64 {
+	if initial == 0 {
+		return 0
+	}
+	return 100 * (initial - final) / initial
 }
 
 func writeBenchCSV(a *app, rows []benchRow) error {
 	cw := csv.NewWriter(a.stdout)
-	if err := cw.Write([]string{"workload", "profile", "cost", "fast_level", "fast_peak_pct", "transfers", "seconds", "status"}); err != nil {
+	if err := cw.Write([]string{"workload", "profile", "initial_cost", "final_cost", "reduction_pct", "fast_level", "fast_peak_pct", "transfers", "seconds", "status"}); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		rec := []string{r.workload, r.hw, "", "", "", "", "", r.status}
+		rec := []string{r.workload, r.hw, "", "", "", "", "", "", "", r.status}
 		if r.status == "valid" {
-			rec = []string{r.workload, r.hw, strconv.FormatFloat(r.cost, 'f', -1, 64), r.peakLevel,
+			rec = []string{r.workload, r.hw, strconv.FormatFloat(r.initial, 'f', -1, 64), strconv.FormatFloat(r.cost, 'f', -1, 64),
+				strconv.FormatFloat(reduction(r.initial, r.cost), 'f', 4, 64), r.peakLevel,
 				strconv.FormatFloat(r.peakPct, 'f', 2, 64), strconv.Itoa(r.transfers),
 				strconv.FormatFloat(r.elapsed.Seconds(), 'f', 6, 64), r.status}
 		}

@@ -19,6 +19,9 @@ const (
 	exitFailed   = 1 // the problem is infeasible, or a plan is invalid
 	exitInput    = 2 // bad input or usage
 	exitInternal = 3 // a bug in hieropt
+	// exitInterrupted: SIGINT or SIGTERM stopped the run (128 + SIGINT);
+	// optimize has written the best plan so far.
+	exitInterrupted = 130
 )
 
 // exitError carries an exit code with its message.

@@ -2,31 +2,110 @@ package main
 
 import (
 	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/search"
+	"github.com/hieropt/hieropt/segments"
 	"github.com/hieropt/hieropt/state"
 )
 
 type optimizeOptions struct {
-	Workload  string `mapstructure:"workload"`
-	HW        string `mapstructure:"hw"`
-	Output    string `mapstructure:"output"`
-	NoSearch  bool   `mapstructure:"no-search"`
-	CostModel string `mapstructure:"cost-model"`
-	Quiet     bool   `mapstructure:"quiet"`
+	Workload      string `mapstructure:"workload"`
+	HW            string `mapstructure:"hw"`
+	Output        string `mapstructure:"output"`
+	Quiet         bool   `mapstructure:"quiet"`
+	searchOptions `mapstructure:",squash"`
 }
 
-func (o *optimizeOptions) validate() error {
-	if _, ok := costmodel.Lookup(o.CostModel); !ok {
-		return usageErrorf("--cost-model %q is not known (known: %s)", o.CostModel, strings.Join(costmodel.Names(), ", "))
+// searchOptions are the settings of the search, shared by the commands
+// that plan.
+type searchOptions struct {
+	NoSearch      bool          `mapstructure:"no-search"`
+	CostModel     string        `mapstructure:"cost-model"`
+	Segments      string        `mapstructure:"segments"`
+	Beam          int           `mapstructure:"beam"`
+	Actions       string        `mapstructure:"actions"`
+	MaxCandidates int           `mapstructure:"max-candidates"`
+	TimeLimit     time.Duration `mapstructure:"time-limit"`
+	Jobs          int           `mapstructure:"jobs"`
+	Check         bool          `mapstructure:"check"`
+}
+
+// searchFlags adds the search's settings to a command.
+func searchFlags(f *pflag.FlagSet) {
+	f.Bool("no-search", false, "plan with the initializer alone")
+	f.String("segments", "auto", "local-optimal segments: every, fixed:N, at:t1,t2,... or auto")
+	f.Int("beam", search.DefaultBeam, "candidate states kept inside a segment, cheapest first; -1 = unbounded (the seed's exact behaviour)")
+	f.String("actions", "move,swap,reuse,evict", "the action set, comma-separated: the seed's move, swap, reuse, and hieropt's evict")
+	f.Int("max-candidates", search.DefaultMaxCandidates, "candidates per action and level for one block, best fit first; -1 = no cap")
+	f.Duration("time-limit", 0, "stop the search after this long and keep the best plan so far (e.g. 30s); 0 = none")
+	f.IntP("jobs", "j", 0, "goroutines evaluating candidates; 0 = all cores (the plan does not depend on it)")
+	f.Bool("check", false, "check the search's invariants after every commit (slow; for debugging)")
+	f.String("cost-model", costmodel.Default, "cost model to price plans with (registered: "+strings.Join(costmodel.Names(), ", ")+")")
+}
+
+// settings turns the flags into search settings.
+func (o *searchOptions) settings() (*search.Settings, error) {
+	model, ok := costmodel.Lookup(o.CostModel)
+	if !ok {
+		return nil, usageErrorf("--cost-model %q is not known (known: %s)", o.CostModel, strings.Join(costmodel.Names(), ", "))
 	}
-	return nil
+	seg, err := segments.Parse(o.Segments)
+	if err != nil {
+		return nil, usageErrorf("--%v", err)
+	}
+	acts, err := actions.ParseSet(o.Actions)
+	if err != nil {
+		return nil, usageErrorf("--actions %q: %v", o.Actions, err)
+	}
+	if o.Beam == 0 || o.Beam < -1 {
+		return nil, usageErrorf("--beam %d: want a positive number, or -1 for unbounded", o.Beam)
+	}
+	if o.MaxCandidates == 0 || o.MaxCandidates < -1 {
+		return nil, usageErrorf("--max-candidates %d: want a positive number, or -1 for no cap", o.MaxCandidates)
+	}
+	if o.TimeLimit < 0 {
+		return nil, usageErrorf("--time-limit %v: want a duration >= 0", o.TimeLimit)
+	}
+	if o.Jobs < 0 {
+		return nil, usageErrorf("--jobs %d: want a number >= 0", o.Jobs)
+	}
+	return &search.Settings{
+		Segments:      seg,
+		Beam:          o.Beam,
+		Actions:       acts,
+		MaxCandidates: o.MaxCandidates,
+		TimeLimit:     o.TimeLimit,
+		Workers:       o.Jobs,
+		CostModel:     model,
+		Check:         o.Check,
+	}, nil
+}
+
+// describe names the planner and its settings for the plan document. It
+// leaves out what does not change the plan (workers, checking).
+func describe(s *search.Settings) string {
+	beam := fmt.Sprint(s.Beam)
+	if s.Beam < 0 {
+		beam = "unbounded"
+	}
+	return fmt.Sprintf("search: segments=%s beam=%s actions=%s max-candidates=%d", s.Segments.Name(), beam, s.Actions, s.MaxCandidates)
 }
 
 func newOptimizeCmd(a *app) *cobra.Command {
@@ -35,42 +114,57 @@ func newOptimizeCmd(a *app) *cobra.Command {
 		Short: "Plan a workload on a hardware profile and write the plan",
 		Long: `optimize plans where every block of the workload lives at every timestep.
 
-The initializer places each timestep's new blocks level by level, fastest
-first, best fit (seed 003's rules 1-5; see docs/ALGORITHM.md). The plan is checked
-against every rule of FORMATS.md before it is written; the file is written
-atomically (never partially). A summary goes to stderr: the cost, per-level
-peak bytes and traffic, the max-live lower bound and the time taken.
+First the initializer places each timestep's new blocks level by level,
+fastest first, best fit (seed 003's rules 1-5; see docs/ALGORITHM.md). Then
+the search walks the timesteps trying move, swap and reuse actions on each
+block of the timestep, re-plans the later timesteps after each, and commits
+the cheapest state at the end of each local-optimal segment (--segments),
+keeping --beam states inside a segment. --no-search stops after the
+initializer.
+
+The plan is checked against every rule of FORMATS.md before it is written;
+the file is written atomically (never partially). A summary goes to stderr:
+initial and final cost, reduction, per-level peak bytes and traffic, the
+max-live lower bound, the search's statistics and the time taken. On a
+terminal a progress bar shows the search (not with --quiet).
+
+--time-limit, Ctrl-C (SIGINT) and SIGTERM stop the search early: the best
+plan committed so far is written, valid, and the exit status says so.
 
 --workload and --hw take a file, '-' for stdin, or the name of a built-in
 (see 'hieropt inspect --list' and 'hieropt profiles').
 
-Exit status: 0 planned; 1 the workload cannot fit the profile; 2 bad input.`,
+Exit status: 0 planned; 1 the workload cannot fit the profile; 2 bad input;
+130 interrupted (the best plan so far was written).`,
 		Example: `  hieropt optimize --workload resnet50-int8 --hw ethos-u55 -o plan.json
-  hieropt optimize --workload net.json --hw my-npu.yaml --no-search -o -`,
+  hieropt optimize --workload net.json --hw my-npu.yaml --time-limit 30s -o plan.json
+  hieropt optimize --workload gpt2-small-like-int8 --hw ethos-u65 --segments every --beam 1 -o -`,
 		Args: exactArgs(0),
 	}
 	f := cmd.Flags()
 	f.String("workload", "", "workload: a JSON file, - for stdin, or a built-in name")
 	f.String("hw", "", "hardware profile: a YAML file or a built-in name")
 	f.StringP("output", "o", "", "write the plan to this file (- for stdout); without it no plan is written")
-	f.Bool("no-search", false, "plan with the initializer alone")
-	f.String("cost-model", costmodel.Default, "cost model to price plans with (registered: seed003, vela-dma)")
-	f.BoolP("quiet", "q", false, "print no summary")
+	f.BoolP("quiet", "q", false, "print no summary and no progress bar")
+	searchFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		var o optimizeOptions
 		if err := bindSettings(cmd, &o); err != nil {
 			return err
 		}
-		if err := o.validate(); err != nil {
+		s, err := o.settings()
+		if err != nil {
 			return err
 		}
-		return a.optimize(&o)
+		return a.optimize(&o, s)
 	}
 	return cmd
 }
 
-func (a *app) optimize(o *optimizeOptions) error {
+func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 	start := time.Now()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	p, err := a.loadProblem(o.Workload, o.HW)
 	if err != nil {
 		return err
@@ -78,26 +172,27 @@ func (a *app) optimize(o *optimizeOptions) error {
 	if err := p.CheckCapacity(); err != nil {
 		return err
 	}
-	model, _ := costmodel.Lookup(o.CostModel)
-	lay := state.NewLayout(p.Blocks())
-	if _, err := actions.NewInitializer(p).Run(lay, 0); err != nil {
+	res, planner, err := a.plan(ctx, p, o, s)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &exitError{exitInterrupted, errors.New("interrupted before a plan existed: nothing written")}
+		}
 		return err
 	}
-	initial := costmodel.Total(model, p, lay)
 	elapsed := time.Since(start)
 
-	pl := plan.FromLayout(p, lay)
-	if model.Name() != costmodel.Default {
-		pl.CostModel = model.Name()
+	pl := plan.FromLayout(p, res.Layout)
+	if s.CostModel.Name() != costmodel.Default {
+		pl.CostModel = s.CostModel.Name()
 	}
-	pl.Planner = "initializer"
-	pl.Cost = plan.Cost{Initial: initial, Final: costmodel.Total(model, p, lay)}
-	res, err := plan.Validate(p, pl, plan.DocName(cmp.Or(o.Output, "(not written)")))
+	pl.Planner = planner
+	pl.Cost = plan.Cost{Initial: res.InitialCost, Final: res.Cost}
+	check, err := plan.Validate(p, pl, plan.DocName(cmp.Or(o.Output, "(not written)")))
 	if err != nil {
 		return internalErrorf("checking the plan: %v", err)
 	}
-	if !res.Valid() {
-		return internalErrorf("the plan breaks %s", res.Violations[0])
+	if !check.Valid() {
+		return internalErrorf("the plan breaks %s", check.Violations[0])
 	}
 	if o.Output != "" {
 		if err := a.writeOutput(o.Output, pl.Write); err != nil {
@@ -105,11 +200,54 @@ func (a *app) optimize(o *optimizeOptions) error {
 		}
 	}
 	if !o.Quiet {
-		s := &summary{p: p, lay: lay, model: model, plan: pl, output: o.Output, elapsed: elapsed, planner: "initializer"}
+		sm := &summary{p: p, lay: res.Layout, model: s.CostModel, plan: pl, output: o.Output, elapsed: elapsed, planner: planner}
 		if o.NoSearch {
-			s.planner = "initializer (--no-search)"
+			sm.planner = "initializer (--no-search)"
+		} else {
+			sm.search = res
+			sm.settings = s
 		}
-		s.write(a.stderr)
+		sm.write(a.stderr)
+	}
+	if res.Status == search.Cancelled {
+		return &exitError{exitInterrupted, fmt.Errorf("interrupted: wrote the best plan found so far (%s)", cmp.Or(o.Output, "no -o given"))}
 	}
 	return nil
+}
+
+// plan runs the initializer, and the search unless --no-search.
+func (a *app) plan(ctx context.Context, p *state.Problem, o *optimizeOptions, s *search.Settings) (*search.Result, string, error) {
+	if o.NoSearch {
+		lay := state.NewLayout(p.Blocks())
+		if _, err := actions.NewInitializer(p).Run(lay, 0); err != nil {
+			return nil, "", err
+		}
+		c := costmodel.Total(s.CostModel, p, lay)
+		return &search.Result{Layout: lay, InitialCost: c, Cost: c}, "initializer", nil
+	}
+	var bar *progressbar.ProgressBar
+	if !o.Quiet && isTerminal(a.stderr) {
+		bar = progressbar.NewOptions(p.Prog.Timesteps(),
+			progressbar.OptionSetWriter(a.stderr),
+			progressbar.OptionSetDescription("searching"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish())
+		s.Progress = func(pr search.Progress) { _ = bar.Set(pr.Timestep) }
+	}
+	res, err := search.RunProblem(ctx, p, s)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return res, describe(s), nil
+}
+
+// isTerminal reports whether w is a terminal (for the progress bar).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -59,6 +59,7 @@ usage; 3 internal error.`,
 		newProfilesCmd(a),
 		newInspectCmd(a),
 		newBenchCmd(a),
+		newGenCmd(a),
 	)
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })

@@ -6,8 +6,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 )
 
@@ -20,6 +22,9 @@ type summary struct {
 	output  string
 	planner string
 	elapsed time.Duration
+	// search and settings are set when the search ran.
+	search   *search.Result
+	settings *search.Settings
 }
 
 func (s *summary) write(w io.Writer) {
@@ -54,7 +59,21 @@ func (s *summary) write(w io.Writer) {
 			fmtCost(t.Time), pct(t.Time, rep.Total))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "time       %s\n", s.elapsed.Round(time.Microsecond))
+	if r := s.search; r != nil {
+		st := r.Stats
+		fmt.Fprintf(w, "search     %s after %d of %d timesteps; %d segments committed\n", r.Status, st.Timesteps, p.Prog.Timesteps(), st.Commits)
+		fmt.Fprintf(w, "actions    tried/candidates/committed:")
+		for k := actions.Kind(0); k < actions.NumKinds; k++ {
+			if s.settings.Actions[k] {
+				fmt.Fprintf(w, " %s %d/%d/%d", k, st.Tried[k], st.Succeeded[k], st.Committed[k])
+			}
+		}
+		fmt.Fprintf(w, "; %d re-plans, %d timesteps re-planned\n", st.Replans, st.ReplanSteps)
+		fmt.Fprintf(w, "time       %s (initializer %s, search %s)\n", s.elapsed.Round(time.Microsecond),
+			st.InitTime.Round(time.Microsecond), st.SearchTime.Round(time.Microsecond))
+	} else {
+		fmt.Fprintf(w, "time       %s\n", s.elapsed.Round(time.Microsecond))
+	}
 	where := "not written (use -o FILE, or -o - for stdout)"
 	if s.output == "-" {
 		where = "written to stdout"

@@ -1,0 +1,234 @@
+package actions
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
+)
+
+// Kind is one action of the preset action set.
+type Kind uint8
+
+// The actions of seed 003.
+const (
+	Move  Kind = iota // another free position in the same level
+	Swap              // a free position in another level, up or down
+	Reuse             // over a reusable block's space, by the kind rule
+	Evict             // into a faster level, sending the constants in the way to slower levels
+	NumKinds
+)
+
+var kindNames = [NumKinds]string{"move", "swap", "reuse", "evict"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Set is a set of actions.
+type Set [NumKinds]bool
+
+// All is every action.
+var All = Set{true, true, true, true}
+
+// Seed is the preset action set of seed 003: move, swap and reuse.
+var Seed = Set{true, true, true, false}
+
+// ParseSet reads a comma-separated list of action names ("move,swap").
+func ParseSet(s string) (Set, error) {
+	var set Set
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		found := false
+		for k, n := range kindNames {
+			if f == n {
+				set[k] = true
+				found = true
+			}
+		}
+		if !found {
+			return set, fmt.Errorf("unknown action %q (known: %s)", f, strings.Join(kindNames[:], ", "))
+		}
+	}
+	return set, nil
+}
+
+func (s Set) String() string {
+	var names []string
+	for k, on := range s {
+		if on {
+			names = append(names, kindNames[k])
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// Candidate is one way an action succeeds: block Block goes to To at
+// timestep At. A candidate for a block created before At is a transfer at
+// At; at the block's first timestep it changes where the block is first
+// put.
+type Candidate struct {
+	Kind  Kind
+	Block int
+	At    int
+	From  state.Pos // where the block is at At before the action
+	To    state.Pos
+	// Reused is the block whose space a Reuse candidate takes over, -1 for
+	// the other actions.
+	Reused int
+	// Evicted lists, for an Evict candidate, the constants sent to slower
+	// levels and where they go (for their whole life).
+	Evicted []Eviction
+}
+
+// Eviction is one constant an Evict candidate moves out of the way.
+type Eviction struct {
+	Block int
+	To    state.Pos
+}
+
+// Eligible reports whether an action on block b at timestep t can change
+// anything: b is alive at t and either starts there (its first placement
+// can change) or lives on after t (a transfer at t). A block at its last
+// timestep that it did not start at is not eligible: moving it costs a
+// transfer and frees nothing the plan could use, since every block of t is
+// already placed and b is gone at t+1. Nor is a block whose space another
+// block takes over at t.
+func Eligible(p *state.Problem, v state.View, b, t int) bool {
+	blk := p.Block(b)
+	if t < blk.First || t > blk.Last || (blk.First != t && blk.Last == t) {
+		return false
+	}
+	if blk.Last == t && blk.Reusable {
+		pos := state.SegAt(v.BlockSegs(b), t).Pos()
+		for _, c := range p.Prog.Created(t) {
+			if int(c) != b && workload.CanReuse(blk, p.Block(int(c))) && v.BlockSegs(int(c))[0].Pos() == pos {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Detach removes block b from occ (the state of timestep t), so that
+// candidate positions can be looked for as if it were not there. If b sits
+// over a reused block's space, that block gets its whole footprint back.
+func Detach(occ *state.Occupancy, v state.View, b, t int) {
+	p := occ.Problem()
+	s := state.SegAt(v.BlockSegs(b), t)
+	l := int(s.Level)
+	if p.Block(b).First == t {
+		for _, ai := range p.Prog.Dying(t) {
+			a := int(ai)
+			if a == b || !workload.CanReuse(p.Block(a), p.Block(b)) {
+				continue
+			}
+			segs := v.BlockSegs(a)
+			if len(segs) == 0 || state.SegAt(segs, t).Pos() != s.Pos() {
+				continue
+			}
+			occ.Release(b, l, s.Offset)
+			occ.Release(a, l, s.Offset)
+			occ.Place(a, l, s.Offset)
+			return
+		}
+	}
+	occ.Release(b, l, s.Offset)
+}
+
+// Options bound the enumeration of candidates.
+type Options struct {
+	Actions Set
+	// Max is the most candidates per action and level, best fit first;
+	// zero or negative means no cap.
+	Max int
+}
+
+// Enumerate calls emit for every way the actions can place block b at
+// timestep t, in a fixed order: for each level the block may use, fastest
+// first, the free gaps that hold it smallest first; in each gap, the
+// boundary the initializer would choose (rules 3-4) and then the opposite
+// boundary; then the reusable blocks whose space it may take. occ is the
+// state of timestep t with b detached (see Detach); it is only read.
+// Positions equal to b's current one are skipped.
+func Enumerate(occ *state.Occupancy, v state.View, b, t int, o Options, emit func(Candidate)) {
+	p := occ.Problem()
+	cur := state.SegAt(v.BlockSegs(b), t).Pos()
+	for l := 0; l < p.Levels(); l++ {
+		if !p.Allowed(b, l) {
+			continue
+		}
+		kind := Swap
+		if int32(l) == cur.Level {
+			kind = Move
+		}
+		if !o.Actions[kind] {
+			continue
+		}
+		f, a := p.Foot(b, l), p.Align(b, l)
+		count := 0
+		occ.FitGaps(l, f, func(g state.Gap) bool {
+			first, ok := Boundary(occ, b, l, g)
+			if !ok {
+				return true
+			}
+			// The opposite boundary of the same gap, if it is another place.
+			other := state.AlignUp(g.Off, a)
+			if other == first {
+				other = state.AlignDown(g.End-f, a)
+			}
+			offs := [2]int64{first, other}
+			n := 1
+			if other != first && other >= g.Off && other+f <= g.End {
+				n = 2
+			}
+			for _, off := range offs[:n] {
+				pos := state.Pos{Level: int32(l), Offset: off}
+				if pos == cur {
+					continue
+				}
+				emit(Candidate{Kind: kind, Block: b, At: t, From: cur, To: pos, Reused: -1})
+				count++
+				if o.Max > 0 && count >= o.Max {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	if !o.Actions[Reuse] || p.Block(b).First != t {
+		return
+	}
+	for _, ai := range p.Prog.Dying(t) {
+		a := int(ai)
+		if a == b || !workload.CanReuse(p.Block(a), p.Block(b)) {
+			continue
+		}
+		segs := v.BlockSegs(a)
+		if len(segs) == 0 {
+			continue
+		}
+		s := state.SegAt(segs, t)
+		l := int(s.Level)
+		if s.Pos() == cur || !p.Allowed(b, l) || !occ.ReuseFits(a, b, l, s.Offset) {
+			continue
+		}
+		emit(Candidate{Kind: Reuse, Block: b, At: t, From: cur, To: s.Pos(), Reused: a})
+	}
+}
+
+// Apply carries out a candidate: occ (the state of timestep c.At with the
+// block detached) gets the block at its new place, and v records it.
+func Apply(occ *state.Occupancy, v state.View, c Candidate) {
+	for _, e := range c.Evicted {
+		first := v.BlockSegs(e.Block)[0]
+		occ.Release(e.Block, int(first.Level), first.Offset)
+		occ.Place(e.Block, int(e.To.Level), e.To.Offset)
+		v.SetFirst(e.Block, state.Seg{From: first.From, Level: e.To.Level, Offset: e.To.Offset})
+	}
+	if c.Kind == Reuse {
+		occ.Reuse(c.Reused, c.Block, int(c.To.Level), c.To.Offset)
+	} else {
+		occ.Place(c.Block, int(c.To.Level), c.To.Offset)
+	}
+	v.MoveAt(c.Block, c.At, c.To)
+}

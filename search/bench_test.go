@@ -1,0 +1,63 @@
+package search_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	hwconfig "github.com/hieropt/hieropt/configs/hw"
+	"github.com/hieropt/hieropt/gen"
+	"github.com/hieropt/hieropt/search"
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
+)
+
+func benchProblem(b *testing.B, prog *workload.Program, hwName string) *state.Problem {
+	b.Helper()
+	prof, err := hwconfig.Builtin(hwName)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := state.Bind(prog, prof, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+func shipped(b *testing.B, name string) *workload.Program {
+	b.Helper()
+	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", name+".json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return prog
+}
+
+func runSearch(b *testing.B, p *state.Problem, s *search.Settings) {
+	b.Helper()
+	for i := 0; i < b.N; i++ {
+		if _, err := search.RunProblem(context.Background(), p, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTargets are the speed targets of the search with default
+// settings: resnet50-int8 on Ethos-U55 under 1 s, gpt2-small-like-int8
+// under 2 s, a generated 1,000-op program under 20 s.
+func BenchmarkTargets(b *testing.B) {
+	b.Run("resnet50-int8/ethos-u55", func(b *testing.B) {
+		runSearch(b, benchProblem(b, shipped(b, "resnet50-int8"), "ethos-u55"), nil)
+	})
+	b.Run("gpt2-small-like-int8/ethos-u55", func(b *testing.B) {
+		runSearch(b, benchProblem(b, shipped(b, "gpt2-small-like-int8"), "ethos-u55"), nil)
+	})
+	b.Run("gen-mixed-1000/h100-sm", func(b *testing.B) {
+		prog, err := gen.Generate(gen.Options{Ops: 1000, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runSearch(b, benchProblem(b, prog, "h100-sm"), nil)
+	})
+}

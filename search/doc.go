@@ -1,0 +1,60 @@
+// Package search is hieropt's optimizer: seed 003's hierarchical search
+// over move, swap and reuse actions, with re-planning and local-optimal
+// segments. Run is the entry point for compilers.
+//
+// # The algorithm
+//
+// The initializer (package actions) gives a first plan: each timestep's new
+// blocks placed level by level, fastest first, best fit. It is greedy and
+// blind to the future: a block that grabs the fast level now may push a
+// more important block out of it later. The search repairs that.
+//
+// It visits the timesteps in execution order. At timestep t it takes each
+// block of the timestep (the blocks the op reads, writes or creates; at
+// timestep 0 that includes every constant, whose first placement is decided
+// there) and tries each action of the set on it:
+//
+//   - move: another free position in the same level;
+//   - swap: a free position in another level, faster or slower;
+//   - reuse: the space of a reusable block that ends at t, when the kind
+//     rule of FORMATS.md allows it.
+//
+// Each way an action succeeds (each free gap that holds the block, at the
+// boundary the initializer would choose and at the opposite one; each
+// reusable block) is a candidate. For a block created before t the
+// candidate is a transfer at t, which the cost model charges; at the
+// block's first timestep it only changes where the block is first put.
+// After each candidate the initializer re-plans every later timestep from
+// the changed state, and the candidate is priced in full.
+//
+// Timesteps are grouped into local-optimal segments (package segments).
+// Inside a segment the search keeps a beam of states, cheapest first, and
+// expands every one of them at the next timestep, so that actions are
+// weighed in combination; a state with no action at t stays in the beam
+// beside its children. At the segment's last timestep the cheapest state is
+// committed if it beats the committed one. A timestep whose blocks all sit
+// in the highest level is skipped: nothing there can get faster.
+//
+// # Why it is fast
+//
+// Re-planning is the hot path: every candidate re-plans the rest of the
+// program. It is incremental. A candidate holds only its changes to the
+// committed plan (a state.Overlay) and the occupancy of its timestep as a
+// copy-on-write snapshot (state.Occupancy.Clone is O(levels)). The
+// re-planner walks forward tracking the blocks whose position differs from
+// the parent's; the initializer's decisions at a timestep depend only on
+// the memory state there, so once every differing block has died, the rest
+// of the plan is the parent's and the walk stops. The cost is updated by
+// the blocks that changed, since cost models price blocks independently.
+// Typical re-plans touch a few timesteps, not the whole program.
+//
+// Candidates are independent, so they are evaluated on all cores; their
+// results are gathered in generation order and ties are broken by it, so
+// the plan is the same whatever the number of workers.
+//
+// # Anytime
+//
+// The committed plan is complete and valid at every moment. A time limit or
+// a cancelled context stops the search between candidates and returns it,
+// with Status saying why.
+package search

@@ -1,0 +1,635 @@
+package search
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/segments"
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
+)
+
+// Settings configure a search. A nil *Settings means all defaults; every
+// zero field means its documented default.
+type Settings struct {
+	// Segments splits the timesteps into local-optimal segments.
+	// Default (nil): segments.Auto.
+	Segments segments.Strategy
+	// Beam is how many candidate states a segment keeps, cheapest first.
+	// Default (0): DefaultBeam. Negative: unbounded, the seed's exact
+	// behaviour (every combination inside a segment; exponential in the
+	// segment's length).
+	Beam int
+	// Actions is the action set. Default (zero Set): actions.All, the
+	// seed's move, swap and reuse and hieropt's evict. actions.Seed is the
+	// seed's own set.
+	Actions actions.Set
+	// Rounds is the most actions one state may take at one timestep: each
+	// round expands the states the previous round added to the beam.
+	// Default (0): DefaultRounds. The seed takes one (Rounds = 1).
+	Rounds int
+	// MaxCandidates caps the candidates per action and level for one
+	// block, best fit first. Default (0): DefaultMaxCandidates. Negative:
+	// no cap.
+	MaxCandidates int
+	// TimeLimit stops the search after this long and returns the best
+	// committed plan (Status TimeLimit). Default (0): no limit.
+	TimeLimit time.Duration
+	// Workers is the number of goroutines that evaluate candidates.
+	// Default (0): runtime.GOMAXPROCS(0). The plan does not depend on it.
+	Workers int
+	// CostModel prices states. Default (nil): costmodel.Seed003.
+	CostModel costmodel.Model
+	// NoReuse turns off rule 5 of the initializer (and with it the reuse
+	// action's purpose). Default: reuse on.
+	NoReuse bool
+	// InitialOnly starts the search from the initializer's plan alone, as
+	// the seed does. By default the search also runs the initializer in
+	// kind order (actions.KindOrder) and starts from whichever plan is
+	// cheaper, re-planning in that order.
+	InitialOnly bool
+	// Check verifies the state's invariants after every commit: the
+	// occupancy against one rebuilt from the layout, and the running cost
+	// against a full recomputation. It panics on a broken invariant.
+	// Slow; for tests and debugging.
+	Check bool
+	// Progress, if set, is called after every timestep of every pass, from
+	// the goroutine that called Run.
+	Progress func(Progress)
+}
+
+// Defaults of Settings.
+const (
+	DefaultBeam          = 4
+	DefaultMaxCandidates = 4
+	DefaultRounds        = 1
+)
+
+// Progress reports how far a search is.
+type Progress struct {
+	Timestep, Steps int
+	Cost            float64 // committed cost
+}
+
+// Status says how a search ended.
+type Status int
+
+// The ways a search ends.
+const (
+	Converged Status = iota // walked every timestep
+	TimeLimit               // stopped by Settings.TimeLimit
+	Cancelled               // stopped by the context
+)
+
+func (s Status) String() string {
+	return [...]string{"converged", "time limit", "cancelled"}[s]
+}
+
+// Stats count what the search did.
+type Stats struct {
+	// Per action (indexed by actions.Kind): (state, block) pairs the
+	// action was tried on; candidates it produced (successes);
+	// candidates whose re-planning failed (a later block fit nowhere);
+	// actions in committed states.
+	Tried, Succeeded, Failed, Committed [actions.NumKinds]int
+	Replans                             int   // candidates re-planned
+	ReplanSteps                         int64 // timesteps re-planned in total (the hot path)
+	Commits                             int   // segments whose best state was committed
+	Timesteps                           int   // timesteps visited
+	Skipped                             int   // timesteps skipped: all their blocks in the highest level
+	// Start is the initializer order the search started from and re-planned
+	// with, and StartCost the cost of that start.
+	Start      actions.Order
+	StartCost  float64
+	InitTime   time.Duration
+	SearchTime time.Duration
+}
+
+// Result is the outcome of a search.
+type Result struct {
+	// Layout is the plan: always complete and valid, even when the search
+	// stopped early.
+	Layout      *state.Layout
+	InitialCost float64 // the initializer's plan
+	Cost        float64 // Layout's cost, recomputed in full
+	Stats       Stats
+	Status      Status
+}
+
+func (s *Settings) withDefaults() Settings {
+	var c Settings
+	if s != nil {
+		c = *s
+	}
+	if c.Segments == nil {
+		c.Segments = segments.Auto{}
+	}
+	if c.Beam == 0 {
+		c.Beam = DefaultBeam
+	}
+	if c.Actions == (actions.Set{}) {
+		c.Actions = actions.All
+	}
+	if c.Rounds <= 0 {
+		c.Rounds = DefaultRounds
+	}
+	if c.MaxCandidates == 0 {
+		c.MaxCandidates = DefaultMaxCandidates
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.CostModel == nil {
+		c.CostModel = costmodel.Seed003{}
+	}
+	return c
+}
+
+// Run plans prog on prof: the initializer, then the search. It is the entry
+// point for compilers. prog and prof must be validated. The error is an
+// *inputerr.Error if the program cannot be bound to the profile, a
+// *state.CapacityError or *actions.InfeasibleError if no plan exists, or
+// ctx's error if it was cancelled before the initializer finished.
+func Run(ctx context.Context, prog *workload.Program, prof *hw.Profile, s *Settings) (*Result, error) {
+	p, err := state.Bind(prog, prof, "workload")
+	if err != nil {
+		return nil, err
+	}
+	return RunProblem(ctx, p, s)
+}
+
+// RunProblem is Run on a bound problem.
+func RunProblem(ctx context.Context, p *state.Problem, s *Settings) (*Result, error) {
+	cfg := s.withDefaults()
+	start := time.Now()
+	if err := p.CheckCapacity(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	in := actions.NewInitializer(p)
+	in.NoReuse = cfg.NoReuse
+	base := state.NewLayout(p.Blocks())
+	if _, err := in.Run(base, 0); err != nil {
+		return nil, err
+	}
+	sr := &searcher{p: p, cfg: cfg, in: in, model: cfg.CostModel, base: base}
+	sr.initial = costmodel.Total(sr.model, p, base)
+	sr.stats.StartCost = sr.initial
+	if !cfg.InitialOnly {
+		alt := actions.NewInitializerOrder(p, actions.KindOrder)
+		alt.NoReuse = cfg.NoReuse
+		lay := state.NewLayout(p.Blocks())
+		if _, err := alt.Run(lay, 0); err == nil {
+			if c := costmodel.Total(sr.model, p, lay); c < sr.initial {
+				sr.in, sr.base = alt, lay
+				sr.stats.Start, sr.stats.StartCost = actions.KindOrder, c
+			}
+		}
+	}
+	sr.stats.InitTime = time.Since(start)
+	sr.prepare()
+
+	if cfg.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.TimeLimit-min(sr.stats.InitTime, cfg.TimeLimit))
+		defer cancel()
+	}
+	searchStart := time.Now()
+	status := sr.run(ctx)
+	sr.stats.SearchTime = time.Since(searchStart)
+	if ctx.Err() != nil && status == Converged {
+		status = statusOf(ctx)
+	}
+	return &Result{
+		Layout:      sr.base,
+		InitialCost: sr.initial,
+		Cost:        costmodel.Total(sr.model, p, sr.base),
+		Stats:       sr.stats,
+		Status:      status,
+	}, nil
+}
+
+func statusOf(ctx context.Context) Status {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return TimeLimit
+	}
+	return Cancelled
+}
+
+// searcher is one search in progress.
+type searcher struct {
+	p       *state.Problem
+	cfg     Settings
+	in      *actions.Initializer
+	model   costmodel.Model
+	base    *state.Layout // the committed plan
+	initial float64
+	stats   Stats
+	ends    []bool
+	blocks  [][]int32 // per timestep: the blocks of the timestep
+
+	// For the skip rule: per block, the last timestep it spends below the
+	// highest level in the committed plan (-1: never); how many blocks
+	// have each such last timestep; and the latest of them.
+	lastSlow  []int32
+	slowCount []int32
+	maxSlow   int
+
+	// everUsed holds, per level, the addresses that some block of the
+	// committed plan occupies at some timestep; evicted constants go
+	// outside them.
+	everUsed []*state.Intervals
+}
+
+// node is one state the search holds: the committed plan with a patch,
+// its cost, and the occupancy of the current timestep.
+type node struct {
+	ov      *state.Overlay
+	occ     *state.Occupancy
+	cost    float64
+	actions []actions.Kind     // actions taken since the segment began
+	seq     int                // creation order, for deterministic ties
+	t       int                // the timestep of the last action, and
+	round   int                // the round of it there (1 = first)
+	used    []*state.Intervals // everUsed plus this node's patch, made when needed
+}
+
+// prepare computes the segment ends and the blocks of each timestep: those
+// it reads, writes or creates (constants at timestep 0 included, since that
+// is where their first placement is decided).
+func (sr *searcher) prepare() {
+	sr.ends = sr.cfg.Segments.Ends(sr.p.Prog)
+	T := sr.p.Prog.Timesteps()
+	sr.blocks = make([][]int32, T)
+	for t := 0; t < T; t++ {
+		acc, cre := sr.p.Prog.Accessed(t), sr.p.Prog.Created(t)
+		merged := make([]int32, 0, len(acc)+len(cre))
+		merged = append(merged, acc...)
+		merged = append(merged, cre...)
+		slices.Sort(merged)
+		sr.blocks[t] = slices.Compact(merged)
+	}
+	sr.lastSlow = make([]int32, sr.p.Blocks())
+	sr.slowCount = make([]int32, T)
+	sr.maxSlow = -1
+	for b := range sr.lastSlow {
+		sr.lastSlow[b] = -1
+		sr.updateSlow(b)
+	}
+	sr.everUsed = make([]*state.Intervals, sr.p.Levels())
+	for l := range sr.everUsed {
+		sr.everUsed[l] = &state.Intervals{}
+	}
+	for b := range sr.base.Segs {
+		sr.addUsed(sr.everUsed, b, sr.base.Segs[b])
+	}
+}
+
+// addUsed adds the ranges of block b's segments to the per-level sets.
+func (sr *searcher) addUsed(sets []*state.Intervals, b int, segs []state.Seg) {
+	for _, s := range segs {
+		sets[s.Level].Add(s.Offset, s.Offset+sr.p.Foot(b, int(s.Level)))
+	}
+}
+
+// evictSpace returns where evicted constants may go for state n: outside
+// every range that the committed plan or n's patch occupies at some
+// timestep.
+func (sr *searcher) evictSpace(n *node) actions.EvictSpace {
+	if n.used == nil {
+		n.used = make([]*state.Intervals, len(sr.everUsed))
+		for l, u := range sr.everUsed {
+			n.used[l] = u.Clone()
+		}
+		for _, b := range n.ov.Patched() {
+			sr.addUsed(n.used, b, n.ov.BlockSegs(b))
+		}
+	}
+	return func(l int, size, align int64, taken []state.Gap) (int64, bool) {
+		return n.used[l].FirstFreeAvoiding(0, size, align, sr.p.HW.Levels[l].Capacity, taken)
+	}
+}
+
+// updateSlow refreshes block b's last timestep below the highest level
+// after the committed plan changed.
+func (sr *searcher) updateSlow(b int) {
+	if old := sr.lastSlow[b]; old >= 0 {
+		sr.slowCount[old]--
+	}
+	last := int32(-1)
+	segs := sr.base.Segs[b]
+	for i, s := range segs {
+		if s.Level == 0 {
+			continue
+		}
+		end := int32(sr.p.Block(b).Last)
+		if i+1 < len(segs) {
+			end = segs[i+1].From - 1
+		}
+		last = max(last, end)
+	}
+	sr.lastSlow[b] = last
+	if last >= 0 {
+		sr.slowCount[last]++
+	}
+	sr.maxSlow = max(sr.maxSlow, int(last))
+	for sr.maxSlow >= 0 && sr.slowCount[sr.maxSlow] == 0 {
+		sr.maxSlow--
+	}
+}
+
+// run walks the timesteps (ALGORITHM.md steps 3-7) and returns how it
+// ended. When the context ends, the committed plan (sr.base) is the last
+// committed state: complete and valid.
+func (sr *searcher) run(ctx context.Context) Status {
+	p := sr.p
+	T := p.Prog.Timesteps()
+	committed := &node{ov: state.NewOverlay(sr.base), cost: sr.stats.StartCost}
+	committed.occ = state.NewOccupancy(p)
+	sr.in.Replay(committed.occ, committed.ov, 0)
+	beam := []*node{committed}
+	seq := 1
+	for t := 0; t < T; t++ {
+		if ctx.Err() != nil {
+			return statusOf(ctx)
+		}
+		sr.stats.Timesteps++
+		// Round 1 expands the beam; each further round expands the states
+		// the previous round added to the beam, so that one state may
+		// take several actions at t. Rounds stop when one adds nothing.
+		frontier := beam
+		for round := 0; round < sr.cfg.Rounds && len(frontier) > 0; round++ {
+			children, err := sr.expand(ctx, frontier, t, &seq)
+			if err != nil {
+				return statusOf(ctx)
+			}
+			before := beam[0].cost
+			beam = append(beam, children...)
+			slices.SortStableFunc(beam, func(a, b *node) int {
+				return cmp.Or(cmp.Compare(a.cost, b.cost), cmp.Compare(a.seq, b.seq))
+			})
+			if sr.cfg.Beam > 0 && len(beam) > sr.cfg.Beam {
+				beam = beam[:sr.cfg.Beam]
+			}
+			if !(beam[0].cost < before-1e-12*max(1, before)) {
+				break // no better state this round
+			}
+			frontier = frontier[:0:0]
+			for _, n := range beam {
+				if n.round == round+1 && n.t == t {
+					frontier = append(frontier, n)
+				}
+			}
+		}
+		if sr.ends[t] {
+			best := beam[0]
+			if best != committed && best.cost < committed.cost-1e-12*max(1, committed.cost) {
+				for _, k := range best.actions {
+					sr.stats.Committed[k]++
+				}
+				sr.stats.Commits++
+				changed := best.ov.Patched()
+				best.ov.Apply()
+				for _, b := range changed {
+					sr.updateSlow(b)
+					sr.addUsed(sr.everUsed, b, sr.base.Segs[b])
+				}
+				best.actions = nil
+				committed = best
+				if sr.cfg.Check {
+					sr.check(committed, t)
+				}
+			}
+			beam = []*node{committed}
+		}
+		if t+1 < T {
+			for _, n := range beam {
+				sr.in.Replay(n.occ, n.ov, t+1)
+			}
+		}
+		if sr.cfg.Progress != nil {
+			sr.cfg.Progress(Progress{Timestep: t + 1, Steps: T, Cost: committed.cost})
+		}
+	}
+	return Converged
+}
+
+// skip reports whether timestep t can be skipped for state n (ALGORITHM.md
+// step 3): every block of t sits in the highest level already. hieropt adds
+// a condition: no block of the committed plan sits below the highest level
+// at t or later. While one does, an action at t (moving a block inside the
+// highest level, say) can still make room for it, as in the seed-000
+// example, where keeping everything fast needs a move at a timestep whose
+// blocks are all fast.
+func (sr *searcher) skip(n *node, t int) bool {
+	if sr.maxSlow >= t {
+		return false
+	}
+	for _, b := range sr.blocks[t] {
+		if state.SegAt(n.ov.BlockSegs(int(b)), t).Level != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// job is one candidate to evaluate: an action on a block of a beam state.
+type job struct {
+	parent *node
+	cand   actions.Candidate
+	occ    *state.Occupancy // the parent's occupancy with the block detached, this job's own
+}
+
+// expand tries every action on every block of timestep t in every beam
+// state and returns the candidate states, in a fixed order. Candidates are
+// evaluated on Settings.Workers goroutines; the order, and so the result,
+// does not depend on how many.
+func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) ([]*node, error) {
+	p := sr.p
+	opts := actions.Options{Actions: sr.cfg.Actions, Max: sr.cfg.MaxCandidates}
+	var jobs []job
+	for _, n := range beam {
+		if sr.skip(n, t) {
+			sr.stats.Skipped++
+			continue
+		}
+		for _, bi := range sr.blocks[t] {
+			b := int(bi)
+			if !actions.Eligible(p, n.ov, b, t) {
+				continue
+			}
+			for k, on := range sr.cfg.Actions {
+				if on {
+					sr.stats.Tried[k]++
+				}
+			}
+			detached := n.occ.Clone()
+			actions.Detach(detached, n.ov, b, t)
+			first := len(jobs)
+			actions.Enumerate(detached, n.ov, b, t, opts, func(c actions.Candidate) {
+				jobs = append(jobs, job{parent: n, cand: c})
+				sr.stats.Succeeded[c.Kind]++
+			})
+			if sr.cfg.Actions[actions.Evict] {
+				price := func(c, l int) float64 {
+					segs := n.ov.BlockSegs(c)
+					moved := []state.Seg{{From: segs[0].From, Level: int32(l)}}
+					return sr.model.BlockCost(p, c, moved) - sr.model.BlockCost(p, c, segs)
+				}
+				actions.EnumerateEvict(detached, n.ov, b, t, sr.cfg.MaxCandidates, price, sr.evictSpace(n), func(c actions.Candidate) {
+					jobs = append(jobs, job{parent: n, cand: c})
+					sr.stats.Succeeded[c.Kind]++
+				})
+			}
+			for i := first; i < len(jobs); i++ {
+				jobs[i].occ = detached.Clone()
+			}
+		}
+	}
+	results := make([]*node, len(jobs))
+	steps := make([]int, len(jobs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(sr.cfg.Workers, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) || ctx.Err() != nil {
+					return
+				}
+				results[i], steps[i] = sr.evaluate(jobs[i], t)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var children []*node
+	for i, r := range results {
+		sr.stats.Replans++
+		sr.stats.ReplanSteps += int64(steps[i])
+		if r == nil {
+			sr.stats.Failed[jobs[i].cand.Kind]++
+			continue
+		}
+		r.seq = *seq
+		*seq++
+		children = append(children, r)
+	}
+	return children, nil
+}
+
+// evaluate applies a candidate to its own copy of the parent state,
+// re-plans the later timesteps and prices the result. It returns nil if
+// the re-planning finds a block that fits nowhere.
+func (sr *searcher) evaluate(j job, t int) (*node, int) {
+	p := sr.p
+	b := j.cand.Block
+	child := j.parent.ov.Clone()
+	occ := j.occ
+	actions.Apply(occ, child, j.cand)
+	keep := occ.Clone()
+	changed := []int{b}
+	for _, e := range j.cand.Evicted {
+		changed = append(changed, e.Block)
+	}
+	var delta float64
+	for _, c := range changed {
+		delta += sr.model.BlockCost(p, c, child.BlockSegs(c)) - sr.model.BlockCost(p, c, j.parent.ov.BlockSegs(c))
+	}
+	d, steps, ok := sr.replan(child, occ, j.parent.ov, t, changed)
+	if !ok {
+		return nil, steps
+	}
+	acts := make([]actions.Kind, len(j.parent.actions), len(j.parent.actions)+1)
+	copy(acts, j.parent.actions)
+	round := 1
+	if j.parent.t == t && j.parent.round > 0 {
+		round = j.parent.round + 1
+	}
+	return &node{ov: child, occ: keep, cost: j.parent.cost + delta + d, actions: append(acts, j.cand.Kind), t: t, round: round}, steps
+}
+
+// replan re-runs the initializer for the timesteps after t on the child
+// state (ALGORITHM.md step 4), incrementally: it stops as soon as every
+// block alive is where the parent has it, because from there on the
+// initializer, which depends only on the state of the timestep, places
+// everything as it did for the parent. It returns the cost of the blocks
+// it placed differently, less their cost in the parent.
+func (sr *searcher) replan(child *state.Overlay, occ *state.Occupancy, parent *state.Overlay, t int, acted []int) (delta float64, steps int, ok bool) {
+	p := sr.p
+	T := p.Prog.Timesteps()
+	diff := map[int32]struct{}{}
+	for _, b := range acted {
+		if p.Block(b).Last > t {
+			diff[int32(b)] = struct{}{}
+		}
+	}
+	for u := t + 1; u < T; u++ {
+		sr.in.Free(occ, child, u)
+		for _, b := range p.Prog.Dying(u - 1) {
+			delete(diff, b)
+		}
+		if len(diff) == 0 {
+			return delta, steps, true
+		}
+		steps++
+		for _, ci := range sr.in.Order(u) {
+			c := int(ci)
+			pos, placed := sr.in.Place(occ, child, c, u)
+			if !placed {
+				return 0, steps, false
+			}
+			seg := state.Seg{From: int32(u), Level: pos.Level, Offset: pos.Offset}
+			old := parent.BlockSegs(c)
+			if len(old) == 1 && old[0] == seg {
+				continue
+			}
+			child.SetFirst(c, seg)
+			diff[ci] = struct{}{}
+			delta += sr.model.BlockCost(p, c, child.BlockSegs(c)) - sr.model.BlockCost(p, c, old)
+		}
+	}
+	return delta, steps, true
+}
+
+// check verifies the committed state after a commit at timestep t.
+func (sr *searcher) check(n *node, t int) {
+	if err := n.occ.Check(); err != nil {
+		panic(fmt.Sprintf("search: occupancy at %d: %v", t, err))
+	}
+	want, err := state.OccupancyAt(sr.p, sr.base, t)
+	if err != nil {
+		panic(fmt.Sprintf("search: committed layout at %d: %v", t, err))
+	}
+	for l := 0; l < sr.p.Levels(); l++ {
+		var a, b []state.Span
+		n.occ.Spans(l, func(s state.Span) bool { a = append(a, s); return true })
+		want.Spans(l, func(s state.Span) bool { b = append(b, s); return true })
+		if !slices.Equal(a, b) {
+			panic(fmt.Sprintf("search: occupancy of level %d at %d differs from the layout's", l, t))
+		}
+	}
+	if err := sr.base.CheckComplete(sr.p); err != nil {
+		panic(fmt.Sprintf("search: %v", err))
+	}
+	full := costmodel.Total(sr.model, sr.p, sr.base)
+	if d := full - n.cost; d > 1e-6*max(1, full) || d < -1e-6*max(1, full) {
+		panic(fmt.Sprintf("search: running cost %v, recomputed %v at %d", n.cost, full, t))
+	}
+}
