@@ -86,53 +86,63 @@ type Eviction struct {
 	To    state.Pos
 }
 
+// Partner returns the block that shares block b's start address at
+// timestep t by reuse (see state.ReusePair), if any. Reuse pairs never
+// chain: a block in a pair is never taken over again at the same timestep.
+func Partner(p *state.Problem, v state.View, b, t int) (int, bool) {
+	segs := v.BlockSegs(b)
+	if len(segs) == 0 {
+		return 0, false
+	}
+	pos := state.SegAt(segs, t).Pos()
+	for _, list := range [2][]int32{p.Prog.Dying(t), p.Prog.Created(t)} {
+		for _, ci := range list {
+			c := int(ci)
+			if c == b || !state.ReusePair(p, b, c, t) {
+				continue
+			}
+			cs := v.BlockSegs(c)
+			if len(cs) > 0 && state.SegAt(cs, t).Pos() == pos {
+				return c, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // Eligible reports whether an action on block b at timestep t can change
 // anything: b is alive at t and either starts there (its first placement
 // can change) or lives on after t (a transfer at t). A block at its last
 // timestep that it did not start at is not eligible: moving it costs a
 // transfer and frees nothing the plan could use, since every block of t is
-// already placed and b is gone at t+1. Nor is a block whose space another
-// block takes over at t.
+// already placed and b is gone at t+1. Nor is a block that ends at t and
+// shares its space with a block created at t.
 func Eligible(p *state.Problem, v state.View, b, t int) bool {
 	blk := p.Block(b)
 	if t < blk.First || t > blk.Last || (blk.First != t && blk.Last == t) {
 		return false
 	}
-	if blk.Last == t && blk.Reusable {
-		pos := state.SegAt(v.BlockSegs(b), t).Pos()
-		for _, c := range p.Prog.Created(t) {
-			if int(c) != b && workload.CanReuse(blk, p.Block(int(c))) && v.BlockSegs(int(c))[0].Pos() == pos {
-				return false
-			}
+	if blk.Last == t {
+		if c, ok := Partner(p, v, b, t); ok && p.Block(c).First == t {
+			return false
 		}
 	}
 	return true
 }
 
 // Detach removes block b from occ (the state of timestep t), so that
-// candidate positions can be looked for as if it were not there. If b sits
-// over a reused block's space, that block gets its whole footprint back.
+// candidate positions can be looked for as if it were not there. If b
+// shares its space with a reuse partner, the partner gets its whole
+// footprint back.
 func Detach(occ *state.Occupancy, v state.View, b, t int) {
 	p := occ.Problem()
 	s := state.SegAt(v.BlockSegs(b), t)
 	l := int(s.Level)
-	if p.Block(b).First == t {
-		for _, ai := range p.Prog.Dying(t) {
-			a := int(ai)
-			if a == b || !workload.CanReuse(p.Block(a), p.Block(b)) {
-				continue
-			}
-			segs := v.BlockSegs(a)
-			if len(segs) == 0 || state.SegAt(segs, t).Pos() != s.Pos() {
-				continue
-			}
-			occ.Release(b, l, s.Offset)
-			occ.Release(a, l, s.Offset)
-			occ.Place(a, l, s.Offset)
-			return
-		}
-	}
 	occ.Release(b, l, s.Offset)
+	if a, ok := Partner(p, v, b, t); ok {
+		occ.Release(a, l, s.Offset)
+		occ.Place(a, l, s.Offset)
+	}
 }
 
 // Options bound the enumeration of candidates.
@@ -141,6 +151,10 @@ type Options struct {
 	// Max is the most candidates per action and level, best fit first;
 	// zero or negative means no cap.
 	Max int
+	// Horizon, if positive, keeps evict from touching constants that live
+	// more than Horizon timesteps past the action's timestep (the search
+	// re-plans until every block it changed has died).
+	Horizon int
 }
 
 // Enumerate calls emit for every way the actions can place block b at
@@ -211,6 +225,9 @@ func Enumerate(occ *state.Occupancy, v state.View, b, t int, o Options, emit fun
 		l := int(s.Level)
 		if s.Pos() == cur || !p.Allowed(b, l) || !occ.ReuseFits(a, b, l, s.Offset) {
 			continue
+		}
+		if c, ok := Partner(p, v, a, t); ok && c != b {
+			continue // a already shares its space: no chains
 		}
 		emit(Candidate{Kind: Reuse, Block: b, At: t, From: cur, To: s.Pos(), Reused: a})
 	}

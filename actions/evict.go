@@ -46,7 +46,7 @@ type window struct {
 	evicted []int
 }
 
-// EnumerateEvict calls emit for the cheapest ways (at most max per level;
+// EnumerateEvict calls emit for the cheapest ways (at most o.Max per level;
 // zero or negative: no cap) to put block b, at timestep t, into a level
 // faster than its current one over a window of free gaps and evictable
 // constants. Each constant goes, for its whole life, to the fastest slower
@@ -54,7 +54,7 @@ type window struct {
 // constant c to level l adds to the plan's cost; windows are ranked by
 // the sum, then by address. occ is the state of t with b detached; it is
 // only read.
-func EnumerateEvict(occ *state.Occupancy, v state.View, b, t int, max int, price func(c, l int) float64, space EvictSpace, emit func(Candidate)) {
+func EnumerateEvict(occ *state.Occupancy, v state.View, b, t int, o Options, price func(c, l int) float64, space EvictSpace, emit func(Candidate)) {
 	p := occ.Problem()
 	cur := state.SegAt(v.BlockSegs(b), t).Pos()
 	// target returns where constant c evicted from level l would go,
@@ -91,7 +91,7 @@ func EnumerateEvict(occ *state.Occupancy, v state.View, b, t int, max int, price
 				pieces = append(pieces, piece{pos, s.Off, -1, false})
 			}
 			c := int(s.Block)
-			evict := c != b && Evictable(p, v, c, t)
+			evict := c != b && Evictable(p, v, c, t) && (o.Horizon <= 0 || p.Block(c).Last <= t+o.Horizon)
 			if evict {
 				_, evict = target(c, l, noneTaken)
 			}
@@ -115,7 +115,7 @@ func EnumerateEvict(occ *state.Occupancy, v state.View, b, t int, max int, price
 				if pc.block >= 0 && !pc.evict {
 					break
 				}
-				if pc.evict {
+				if pc.evict && pc.end > start { // the window covers it
 					to, _ := target(pc.block, l, noneTaken)
 					cost += price(pc.block, int(to.Level))
 					ev = append(ev, pc.block)
@@ -151,7 +151,7 @@ func EnumerateEvict(occ *state.Occupancy, v state.View, b, t int, max int, price
 			}
 			emit(c)
 			n++
-			if max > 0 && n >= max {
+			if o.Max > 0 && n >= o.Max {
 				break
 			}
 		}

@@ -152,47 +152,30 @@ func (in *Initializer) Free(occ *state.Occupancy, v state.View, t int) {
 
 // Replay advances occ from timestep t-1 to t following v, without deciding
 // anything: it frees the blocks that died at t-1 and puts the blocks
-// created at t where v has them (over a reused block's space where v put
-// them at its offset). The result does not depend on the order the blocks
-// were placed in. Blocks must not move at t; a layout that overlaps panics.
+// created at t where v has them, sharing space with their reuse partners
+// (see Partner). The result does not depend on the order the blocks were
+// placed in. Blocks must not move at t; a layout that overlaps panics.
 func (in *Initializer) Replay(occ *state.Occupancy, v state.View, t int) {
 	in.Free(occ, v, t)
-	pending := in.order[t]
-	var next []int32
-	for len(pending) > 0 {
-		next = next[:0]
-		for _, bi := range pending {
+	// Blocks that end at t first: a block that lives on is never the one
+	// whose space is taken over.
+	for pass := 0; pass < 2; pass++ {
+		for _, bi := range in.order[t] {
 			b := int(bi)
+			if (in.p.Block(b).Last == t) != (pass == 0) {
+				continue
+			}
 			s := v.BlockSegs(b)[0]
 			l := int(s.Level)
-			if a, ok := reusedAt(occ, v, b, l, s.Offset, t); ok {
-				occ.Reuse(a, b, l, s.Offset)
-			} else if occ.Free(l, s.Offset, s.Offset+in.p.Foot(b, l)) {
-				occ.Place(b, l, s.Offset)
-			} else {
-				next = append(next, bi) // waits for the block it reuses
+			if a, ok := Partner(in.p, v, b, t); ok {
+				if sp, held := occ.SpanAt(l, s.Offset); held && int(sp.Block) == a {
+					occ.Reuse(a, b, l, s.Offset)
+					continue
+				}
 			}
+			occ.Place(b, l, s.Offset)
 		}
-		if len(next) == len(pending) {
-			panic(fmt.Sprintf("actions: replaying timestep %d: block %q overlaps", t, in.p.Block(int(next[0])).Name))
-		}
-		pending = slices.Clone(next)
 	}
-}
-
-// reusedAt finds the block whose space b takes over at off of level l at
-// timestep t, if b sits there by reuse.
-func reusedAt(occ *state.Occupancy, v state.View, b, l int, off int64, t int) (int, bool) {
-	p := occ.Problem()
-	sp, ok := occ.SpanAt(l, off)
-	if !ok || int(sp.Block) == b {
-		return 0, false
-	}
-	a := int(sp.Block)
-	if p.Block(a).Last != t || !workload.CanReuse(p.Block(a), p.Block(b)) {
-		return 0, false
-	}
-	return a, true
 }
 
 // Place puts block b, created at t, into occ by rules 1-5 and returns where.
@@ -205,7 +188,7 @@ func (in *Initializer) Place(occ *state.Occupancy, v state.View, b, t int) (stat
 			continue
 		}
 		if !in.NoReuse {
-			if a, off, ok := ReuseTarget(occ, v, b, l, t); ok {
+			if a, off, ok := in.reuseTarget(occ, v, b, l, t); ok {
 				occ.Reuse(a, b, l, off)
 				return state.Pos{Level: int32(l), Offset: off}, true
 			}
@@ -218,11 +201,15 @@ func (in *Initializer) Place(occ *state.Occupancy, v state.View, b, t int) (stat
 	return state.Pos{}, false
 }
 
-// ReuseTarget finds, by rule 5, a block a whose space block b (created at t)
-// may take over in level l: a ends at t, the kind rule allows it, a still
-// holds its space, and b fits from a's offset. The first such block in ID
-// order wins.
-func ReuseTarget(occ *state.Occupancy, v state.View, b, l, t int) (a int, off int64, ok bool) {
+// reuseTarget finds, by rule 5, a block a whose space block b (created at
+// t) may take over in level l: a ends at t, the kind rule allows it, a
+// holds its space, b fits from a's offset, and a is not already in a reuse
+// pair at t (pairs never chain). The first such block in ID order wins.
+//
+// Only blocks placed before b at t count as partners: v may still hold
+// stale positions, from an earlier plan, for the blocks of t not placed
+// yet.
+func (in *Initializer) reuseTarget(occ *state.Occupancy, v state.View, b, l, t int) (a int, off int64, ok bool) {
 	p := occ.Problem()
 	bb := p.Block(b)
 	for _, ai := range p.Prog.Dying(t) {
@@ -230,23 +217,43 @@ func ReuseTarget(occ *state.Occupancy, v state.View, b, l, t int) (a int, off in
 		if a == b || !workload.CanReuse(p.Block(a), bb) {
 			continue
 		}
-		// A block created at t itself (a one-step input or scratch) may
-		// not be placed yet: it has no segment, or a stale one from an
-		// earlier run, which ReuseFits rejects since occ holds no span of
-		// it there.
 		segs := v.BlockSegs(a)
 		if len(segs) == 0 {
 			continue
 		}
 		s := state.SegAt(segs, t)
-		if int(s.Level) != l {
+		if int(s.Level) != l || !occ.ReuseFits(a, b, l, s.Offset) || in.paired(v, a, b, t, s.Pos()) {
 			continue
 		}
-		if occ.ReuseFits(a, b, l, s.Offset) {
-			return a, s.Offset, true
-		}
+		return a, s.Offset, true
 	}
 	return 0, 0, false
+}
+
+// paired reports whether block a, at pos at timestep t, already shares its
+// space with a block: one created before t (a then sits over its space),
+// or one created at t and placed before b.
+func (in *Initializer) paired(v state.View, a, b, t int, pos state.Pos) bool {
+	p := in.p
+	at := func(c int) bool {
+		segs := v.BlockSegs(c)
+		return len(segs) > 0 && state.SegAt(segs, t).Pos() == pos && state.ReusePair(p, a, c, t)
+	}
+	for _, ci := range p.Prog.Dying(t) {
+		if c := int(ci); c != a && p.Block(c).First < t && at(c) {
+			return true
+		}
+	}
+	for _, ci := range in.order[t] {
+		c := int(ci)
+		if c == b {
+			break
+		}
+		if c != a && at(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // BestFit finds a place for block b in level l by rules 2-4: the smallest

@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -60,4 +61,34 @@ func BenchmarkTargets(b *testing.B) {
 		}
 		runSearch(b, benchProblem(b, prog, "h100-sm"), nil)
 	})
+}
+
+// BenchmarkScaling times the search on generated programs (mixed CNN and
+// transformer stages, weights as constants) of growing length on h100-sm,
+// the only built-in profile whose HBM holds the weights of 100,000 ops.
+// Time should grow no faster than about T^1.2.
+func BenchmarkScaling(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprintf("ops=%d", n), func(b *testing.B) {
+			prog, err := gen.Generate(gen.Options{Ops: n, Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			runSearch(b, benchProblem(b, prog, "h100-sm"), nil)
+		})
+	}
+}
+
+// BenchmarkWorkers compares one and two workers on a generated 4,000-op
+// program: two cores should be at least 1.7 times as fast.
+func BenchmarkWorkers(b *testing.B) {
+	prog, err := gen.Generate(gen.Options{Ops: 4000, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			runSearch(b, benchProblem(b, prog, "h100-sm"), &search.Settings{Workers: w})
+		})
+	}
 }

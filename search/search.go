@@ -42,6 +42,13 @@ type Settings struct {
 	// block, best fit first. Default (0): DefaultMaxCandidates. Negative:
 	// no cap.
 	MaxCandidates int
+	// Horizon bounds how far past the timestep t an action may reach: a
+	// block is acted on at t, or evicted, only if it dies within Horizon
+	// timesteps of t. Re-planning runs until every changed block has died,
+	// so this keeps the work per candidate bounded on long programs (whose
+	// weights, loaded at timestep 0, live until their use). Default (0):
+	// DefaultHorizon. Negative: unbounded.
+	Horizon int
 	// TimeLimit stops the search after this long and returns the best
 	// committed plan (Status TimeLimit). Default (0): no limit.
 	TimeLimit time.Duration
@@ -73,6 +80,7 @@ const (
 	DefaultBeam          = 4
 	DefaultMaxCandidates = 4
 	DefaultRounds        = 1
+	DefaultHorizon       = 256
 )
 
 // Progress reports how far a search is.
@@ -139,6 +147,9 @@ func (s *Settings) withDefaults() Settings {
 	}
 	if c.Actions == (actions.Set{}) {
 		c.Actions = actions.All
+	}
+	if c.Horizon == 0 {
+		c.Horizon = DefaultHorizon
 	}
 	if c.Rounds <= 0 {
 		c.Rounds = DefaultRounds
@@ -452,22 +463,37 @@ type job struct {
 	occ    *state.Occupancy // the parent's occupancy with the block detached, this job's own
 }
 
+// unit is the work for one block of one beam state: detach the block,
+// enumerate its candidates, evaluate each.
+type unit struct {
+	parent *node
+	block  int
+	occ    *state.Occupancy // a clone of the parent's occupancy, the unit's own
+	// Results, in enumeration order: the candidates, their states (nil if
+	// re-planning failed) and the timesteps re-planned.
+	cands []actions.Candidate
+	nodes []*node
+	steps []int
+}
+
 // expand tries every action on every block of timestep t in every beam
-// state and returns the candidate states, in a fixed order. Candidates are
-// evaluated on Settings.Workers goroutines; the order, and so the result,
+// state and returns the candidate states, in a fixed order. The blocks are
+// worked on by Settings.Workers goroutines; the order, and so the result,
 // does not depend on how many.
 func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) ([]*node, error) {
 	p := sr.p
-	opts := actions.Options{Actions: sr.cfg.Actions, Max: sr.cfg.MaxCandidates}
-	var jobs []job
+	var units []*unit
 	for _, n := range beam {
 		if sr.skip(n, t) {
 			sr.stats.Skipped++
 			continue
 		}
+		if sr.cfg.Actions[actions.Evict] {
+			sr.evictSpace(n) // made here: workers share n
+		}
 		for _, bi := range sr.blocks[t] {
 			b := int(bi)
-			if !actions.Eligible(p, n.ov, b, t) {
+			if !actions.Eligible(p, n.ov, b, t) || sr.cfg.Horizon > 0 && p.Block(b).Last-t > sr.cfg.Horizon {
 				continue
 			}
 			for k, on := range sr.cfg.Actions {
@@ -475,43 +501,23 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 					sr.stats.Tried[k]++
 				}
 			}
-			detached := n.occ.Clone()
-			actions.Detach(detached, n.ov, b, t)
-			first := len(jobs)
-			actions.Enumerate(detached, n.ov, b, t, opts, func(c actions.Candidate) {
-				jobs = append(jobs, job{parent: n, cand: c})
-				sr.stats.Succeeded[c.Kind]++
-			})
-			if sr.cfg.Actions[actions.Evict] {
-				price := func(c, l int) float64 {
-					segs := n.ov.BlockSegs(c)
-					moved := []state.Seg{{From: segs[0].From, Level: int32(l)}}
-					return sr.model.BlockCost(p, c, moved) - sr.model.BlockCost(p, c, segs)
-				}
-				actions.EnumerateEvict(detached, n.ov, b, t, sr.cfg.MaxCandidates, price, sr.evictSpace(n), func(c actions.Candidate) {
-					jobs = append(jobs, job{parent: n, cand: c})
-					sr.stats.Succeeded[c.Kind]++
-				})
-			}
-			for i := first; i < len(jobs); i++ {
-				jobs[i].occ = detached.Clone()
-			}
+			// Cloning marks the source's tree nodes shared, so it happens
+			// here, on one goroutine.
+			units = append(units, &unit{parent: n, block: b, occ: n.occ.Clone()})
 		}
 	}
-	results := make([]*node, len(jobs))
-	steps := make([]int, len(jobs))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < min(sr.cfg.Workers, len(jobs)); w++ {
+	for w := 0; w < min(sr.cfg.Workers, len(units)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(jobs) || ctx.Err() != nil {
+				if i >= len(units) || ctx.Err() != nil {
 					return
 				}
-				results[i], steps[i] = sr.evaluate(jobs[i], t)
+				sr.work(ctx, units[i], t)
 			}
 		}()
 	}
@@ -520,18 +526,49 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 		return nil, err
 	}
 	var children []*node
-	for i, r := range results {
-		sr.stats.Replans++
-		sr.stats.ReplanSteps += int64(steps[i])
-		if r == nil {
-			sr.stats.Failed[jobs[i].cand.Kind]++
-			continue
+	for _, u := range units {
+		for i, c := range u.cands {
+			sr.stats.Succeeded[c.Kind]++
+			sr.stats.Replans++
+			sr.stats.ReplanSteps += int64(u.steps[i])
+			r := u.nodes[i]
+			if r == nil {
+				sr.stats.Failed[c.Kind]++
+				continue
+			}
+			r.seq = *seq
+			*seq++
+			children = append(children, r)
 		}
-		r.seq = *seq
-		*seq++
-		children = append(children, r)
 	}
 	return children, nil
+}
+
+// work enumerates and evaluates the candidates of one unit.
+func (sr *searcher) work(ctx context.Context, u *unit, t int) {
+	p := sr.p
+	n := u.parent
+	opts := actions.Options{Actions: sr.cfg.Actions, Max: sr.cfg.MaxCandidates, Horizon: sr.cfg.Horizon}
+	detached := u.occ
+	actions.Detach(detached, n.ov, u.block, t)
+	add := func(c actions.Candidate) { u.cands = append(u.cands, c) }
+	actions.Enumerate(detached, n.ov, u.block, t, opts, add)
+	if sr.cfg.Actions[actions.Evict] {
+		price := func(c, l int) float64 {
+			segs := n.ov.BlockSegs(c)
+			moved := []state.Seg{{From: segs[0].From, Level: int32(l)}}
+			return sr.model.BlockCost(p, c, moved) - sr.model.BlockCost(p, c, segs)
+		}
+		actions.EnumerateEvict(detached, n.ov, u.block, t, opts, price, sr.evictSpace(n), add)
+	}
+	u.nodes = make([]*node, len(u.cands))
+	u.steps = make([]int, len(u.cands))
+	for i, c := range u.cands {
+		if ctx.Err() != nil {
+			return
+		}
+		u.nodes[i], u.steps[i] = sr.evaluate(job{parent: n, cand: c, occ: detached.Clone()}, t)
+	}
 }
 
 // evaluate applies a candidate to its own copy of the parent state,

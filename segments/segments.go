@@ -123,7 +123,8 @@ func (a At) Ends(prog *workload.Program) []bool {
 
 // Auto ends segments at the local minima of the program's working set:
 // the bytes of the non-constant blocks alive at each timestep. Segments are
-// kept between MinLen and MaxLen timesteps long.
+// kept between AutoMinLen and AutoMaxLen timesteps long, except the last,
+// which ends at the final timestep wherever the previous one ended.
 type Auto struct{}
 
 // Segment length bounds of Auto: a minimum shorter than a typical layer

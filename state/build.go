@@ -17,11 +17,19 @@ func (o *Occupancy) Free(l int, off, end int64) bool {
 	return g.Off >= 0 && g.Off <= off && end <= g.End
 }
 
+// ReusePair reports whether blocks a and b may share a start address at
+// timestep t by reuse, in either direction: one ends at t, the other starts
+// at t, and the kind rule lets the first's space go to the second.
+func ReusePair(p *Problem, a, b, t int) bool {
+	ba, bb := p.Block(a), p.Block(b)
+	return ba.Last == t && bb.First == t && workload.CanReuse(ba, bb) ||
+		bb.Last == t && ba.First == t && workload.CanReuse(bb, ba)
+}
+
 // OccupancyAt builds the memory state of timestep t from a layout: every
-// block alive at t, at its position at t. Where a block b created at t sits
-// at the offset of a block a that ends at t and may hand its space to b
-// (workload.CanReuse), b holds its footprint and a keeps only the tail that
-// b does not cover. Any other overlap is an error.
+// block alive at t, at its position at t. Two blocks that start at the same
+// address must be a reuse pair (ReusePair); their bytes are attributed by
+// PairSpans. Any other overlap is an error.
 func OccupancyAt(p *Problem, lay *Layout, t int) (*Occupancy, error) {
 	o := NewOccupancy(p)
 	type entry struct {
@@ -48,48 +56,37 @@ func OccupancyAt(p *Problem, lay *Layout, t int) (*Occupancy, error) {
 		}
 		return live[i].b < live[j].b
 	})
-	// Find reuse pairs among blocks sharing a start address.
-	takenBy := map[int]int{} // a -> b
+	// Blocks sharing a start address must be a reuse pair at t: one ends
+	// at t, the other starts there, and the kind rule allows it. Their
+	// bytes are attributed by PairSpans.
 	for i := 0; i < len(live); {
 		j := i
 		for j < len(live) && live[j].pos == live[i].pos {
 			j++
 		}
-		for x := i; x < j; x++ {
-			for y := i; y < j; y++ {
-				a, b := live[x].b, live[y].b
-				if x == y || p.Block(a).Last != t || p.Block(b).First != t {
-					continue
-				}
-				if _, done := takenBy[a]; done {
-					continue
-				}
-				if workload.CanReuse(p.Block(a), p.Block(b)) {
-					takenBy[a] = b
-				}
-			}
-		}
-		i = j
-	}
-	var tails []entry
-	for _, e := range live {
-		if _, taken := takenBy[e.b]; taken {
-			tails = append(tails, e)
-			continue
-		}
-		if err := o.tryPlace(e.b, int(e.pos.Level), e.pos.Offset, e.pos.Offset+p.Foot(e.b, int(e.pos.Level)), t); err != nil {
-			return nil, err
-		}
-	}
-	for _, e := range tails {
+		e := live[i]
 		l := int(e.pos.Level)
-		start := e.pos.Offset + p.Foot(takenBy[e.b], l)
-		end := e.pos.Offset + p.Foot(e.b, l)
-		if start < end {
-			if err := o.tryPlace(e.b, l, start, end, t); err != nil {
+		switch j - i {
+		case 1:
+			if err := o.tryPlace(e.b, l, e.pos.Offset, e.pos.Offset+p.Foot(e.b, l), t); err != nil {
 				return nil, err
 			}
+		case 2:
+			a, b := live[i].b, live[i+1].b
+			if !ReusePair(p, a, b, t) {
+				return nil, fmt.Errorf("timestep %d: blocks %q and %q share offset %d of level %q but neither may take over the other's space",
+					t, p.Block(a).Name, p.Block(b).Name, e.pos.Offset, p.HW.Levels[l].Name)
+			}
+			for _, sp := range p.PairSpans(a, b, l, e.pos.Offset) {
+				if err := o.tryPlace(int(sp.Block), l, sp.Off, sp.End, t); err != nil {
+					return nil, err
+				}
+			}
+		default:
+			return nil, fmt.Errorf("timestep %d: %d blocks share offset %d of level %q (a reuse pair is at most two)",
+				t, j-i, e.pos.Offset, p.HW.Levels[l].Name)
 		}
+		i = j
 	}
 	return o, nil
 }

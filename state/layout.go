@@ -57,14 +57,14 @@ func (l *Layout) At(b int, t int) Seg {
 // SetFirst makes s the only segment of block b (the block is placed once
 // for its whole life).
 func (l *Layout) SetFirst(b int, s Seg) {
-	l.Segs[b] = append(l.Segs[b][:0], s)
+	l.Segs[b] = []Seg{s} // a new slice: overlays may share the old one
 }
 
 // MoveAt records that block b moves to pos at timestep t: segments starting
 // at or after t are dropped and a new one starts at t. If t is the block's
 // first timestep, the block's first placement changes (no transfer).
 func (l *Layout) MoveAt(b, t int, pos Pos) {
-	segs := l.Segs[b]
+	segs := slices.Clone(l.Segs[b]) // overlays may share the old slice
 	i := len(segs)
 	for i > 0 && int(segs[i-1].From) >= t {
 		i--

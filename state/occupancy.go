@@ -166,9 +166,9 @@ func (o *Occupancy) Release(b int, l int, off int64) int {
 }
 
 // Reuse hands the space of block a (at off in level l, ending at this
-// timestep) over to block b, which starts at the same offset: b's footprint
-// becomes busy; if a's footprint is larger, its tail stays busy with a until
-// a is released. The caller has checked that b fits (see ReuseFits).
+// timestep, holding its whole footprint) over to block b, which starts at
+// the same offset at this timestep. The pair's bytes are then attributed
+// as PairSpans says. The caller has checked that b fits (see ReuseFits).
 func (o *Occupancy) Reuse(a, b int, l int, off int64) {
 	lv := &o.levels[l]
 	s, ok := lv.busy.Get(Span{Off: off})
@@ -176,17 +176,46 @@ func (o *Occupancy) Reuse(a, b int, l int, off int64) {
 		panic(fmt.Sprintf("state: block %d does not hold offset %d of level %d", a, off, l))
 	}
 	lv.removeSpan(s)
-	fb := o.p.Foot(b, l)
-	o.PlaceSpan(l, off, off+fb, int32(b))
-	if s.End > off+fb {
-		o.PlaceSpan(l, off+fb, s.End, int32(a))
+	for _, sp := range o.p.PairSpans(a, b, l, off) {
+		o.PlaceSpan(l, sp.Off, sp.End, sp.Block)
 	}
 }
 
+// PairSpans attributes the bytes of two blocks that share a start address
+// at a timestep by reuse (one ends there, the other starts there) in a
+// canonical way, whichever took over whose space: a block that lives on
+// holds its whole footprint and the other keeps what is left; if both end
+// at this timestep, the larger footprint (the lower ID on a tie) holds the
+// union. Every span lies inside its owner's footprint, so releasing each
+// block's footprint later frees everything.
+func (p *Problem) PairSpans(a, b, l int, off int64) []Span {
+	fa, fb := p.Foot(a, l), p.Foot(b, l)
+	la, lb := p.Block(a).Last, p.Block(b).Last
+	switch {
+	case la > lb: // a lives on
+		return tailSpans(a, fa, b, fb, off)
+	case lb > la:
+		return tailSpans(b, fb, a, fa, off)
+	case fa > fb || fa == fb && a < b:
+		return []Span{{off, off + fa, int32(a)}}
+	default:
+		return []Span{{off, off + fb, int32(b)}}
+	}
+}
+
+func tailSpans(keep int, fk int64, other int, fo int64, off int64) []Span {
+	out := []Span{{off, off + fk, int32(keep)}}
+	if fo > fk {
+		out = append(out, Span{off + fk, off + fo, int32(other)})
+	}
+	return out
+}
+
 // ReuseFits reports whether block b can take over block a's space at off in
-// level l: a still holds the span that starts at off (nobody took it yet),
-// off suits b's alignment, and b's footprint ends inside a's span or inside
-// the free gap right after it.
+// level l: a holds the span that starts at off (nobody took it yet), off
+// suits b's alignment, and b's footprint ends inside a's span or inside the
+// free gap right after it. (That a does not itself sit over another
+// block's space is for the caller to check: see actions.Partner.)
 func (o *Occupancy) ReuseFits(a, b int, l int, off int64) bool {
 	lv := &o.levels[l]
 	s, ok := lv.busy.Get(Span{Off: off})

@@ -211,7 +211,7 @@ func TestOccupancyAtWithReuse(t *testing.T) {
 	// z over x's tail is an overlap, not reuse.
 	lay.SetFirst(2, state.Seg{From: 1, Level: 0, Offset: 64})
 	_, err = state.OccupancyAt(p, lay, 1)
-	assert.EqualError(t, err, `timestep 1: block "x" at [64,128) of level "L" overlaps block "z"`)
+	assert.EqualError(t, err, `timestep 1: block "z" at [64,128) of level "L" overlaps block "x"`)
 }
 
 func TestLayoutMoveAt(t *testing.T) {

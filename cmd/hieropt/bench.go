@@ -15,10 +15,12 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
 )
 
 type benchOptions struct {
@@ -26,6 +28,7 @@ type benchOptions struct {
 	HW            []string `mapstructure:"hw"`
 	Format        string   `mapstructure:"format"`
 	Repeat        int      `mapstructure:"repeat"`
+	Gen           []int    `mapstructure:"gen"`
 	searchOptions `mapstructure:",squash"`
 }
 
@@ -50,6 +53,7 @@ the median of --repeat runs of the planner alone (loading excluded).`,
 	f.StringSlice("hw", nil, "profiles (files or built-in names); default: every built-in")
 	f.String("format", "md", "table format: md (Markdown) or csv")
 	f.Int("repeat", 1, "runs per pair; the median time is reported")
+	f.IntSlice("gen", nil, "instead of --workloads, generated programs of these lengths (hieropt gen, mixed, seed 1)")
 	searchFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		var o benchOptions
@@ -62,7 +66,7 @@ the median of --repeat runs of the planner alone (loading excluded).`,
 		if o.Repeat < 1 {
 			return usageErrorf("--repeat %d: want at least 1", o.Repeat)
 		}
-		if len(o.Workloads) == 0 {
+		if len(o.Workloads) == 0 && len(o.Gen) == 0 {
 			o.Workloads = hieropt.ExampleWorkloads()
 		}
 		if len(o.HW) == 0 {
@@ -90,11 +94,30 @@ type benchRow struct {
 
 func (a *app) bench(o *benchOptions, s *search.Settings) error {
 	var rows []benchRow
+	type source struct {
+		prog *workload.Program
+		doc  string
+	}
+	var sources []source
 	for _, w := range o.Workloads {
 		prog, doc, err := a.loadWorkload(w)
 		if err != nil {
 			return err
 		}
+		sources = append(sources, source{prog, doc})
+	}
+	for _, n := range o.Gen {
+		if n < 1 {
+			return usageErrorf("--gen %d: want at least 1 op", n)
+		}
+		prog, err := gen.Generate(gen.Options{Ops: n, Seed: 1})
+		if err != nil {
+			return internalErrorf("generating %d ops: %v", n, err)
+		}
+		sources = append(sources, source{prog, workload.DocName(prog.Name)})
+	}
+	for _, src := range sources {
+		prog, doc := src.prog, src.doc
 		for _, h := range o.HW {
 			prof, err := a.loadProfile(h)
 			if err != nil {

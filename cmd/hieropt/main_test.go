@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -346,4 +349,99 @@ func mustProfile(t *testing.T, name string) *hw.Profile {
 	p, err := hwconfig.Builtin(name)
 	require.NoError(t, err)
 	return p
+}
+
+// TestMain lets the tests run this binary as a child process (for signal
+// tests): with HIEROPT_TEST_MAIN set, the test binary is hieropt.
+func TestMain(m *testing.M) {
+	if os.Getenv("HIEROPT_TEST_MAIN") != "" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func TestOptimizeSearches(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.json")
+	r := runCLI(t, "", "optimize", "--workload", "resnet50-int8", "--hw", "ethos-u55", "-o", out)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "planner    search: segments=auto beam=4 actions=move,swap,reuse,evict max-candidates=4")
+	assert.Regexp(t, `cost       \d+\.\d\d cycles \(seed003 model\); initial 88667567\.00, \d+\.\d\d% less`, r.stderr)
+	assert.Contains(t, r.stderr, "search     converged after 174 of 174 timesteps")
+	res := verifyPlan(t, "resnet50-int8", "ethos-u55", out)
+	pl, err := plan.ReadFile(out)
+	require.NoError(t, err)
+	assert.Less(t, pl.Cost.Final, pl.Cost.Initial)
+	assert.InDelta(t, res.Cost, pl.Cost.Final, 1e-9*res.Cost)
+	assert.Equal(t, res.InitialCost, pl.Cost.Initial)
+
+	// The same plan whatever -j.
+	a, err := os.ReadFile(out)
+	require.NoError(t, err)
+	r = runCLI(t, "", "optimize", "--workload", "resnet50-int8", "--hw", "ethos-u55", "-j", "1", "-q", "-o", out)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, a, b)
+
+	// Every search flag.
+	r = runCLI(t, "", "optimize", "--workload", "squeezenet1_1-int8", "--hw", "ethos-u65", "--segments", "fixed:3",
+		"--beam", "-1", "--actions", "move,swap", "--max-candidates", "2", "--time-limit", "1m", "--check", "-o", out)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "segments=fixed:3 beam=unbounded actions=move,swap max-candidates=2")
+	verifyPlan(t, "squeezenet1_1-int8", "ethos-u65", out)
+
+	for _, bad := range [][]string{
+		{"--segments", "sometimes"}, {"--beam", "0"}, {"--actions", "jump"}, {"--max-candidates", "0"}, {"--time-limit", "-1s"}, {"-j", "-2"},
+	} {
+		args := append([]string{"optimize", "--workload", "seed000-example", "--hw", "ethos-u55"}, bad...)
+		r := runCLI(t, "", args...)
+		assert.Equal(t, exitInput, r.code, "%v: %s", bad, r.stderr)
+	}
+}
+
+func TestTimeLimitWritesAValidPlan(t *testing.T) {
+	dir := t.TempDir()
+	w := filepath.Join(dir, "gen.json")
+	r := runCLI(t, "", "gen", "--ops", "3000", "-o", w)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	out := filepath.Join(dir, "p.json")
+	r = runCLI(t, "", "optimize", "--workload", w, "--hw", "h100-sm", "--time-limit", "100ms", "-o", out)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "search     time limit after")
+	verifyPlan(t, w, "h100-sm", out)
+}
+
+// TestInterrupt sends SIGINT to a running optimize: it must write the best
+// plan so far, valid, say so and exit 130.
+func TestInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a long search")
+	}
+	dir := t.TempDir()
+	w := filepath.Join(dir, "gen.json")
+	r := runCLI(t, "", "gen", "--ops", "40000", "--mix", "cnn", "-o", w)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	out := filepath.Join(dir, "p.json")
+	cmd := exec.Command(os.Args[0], "optimize", "--workload", w, "--hw", "h100-sm", "-o", out)
+	cmd.Env = append(os.Environ(), "HIEROPT_TEST_MAIN=1")
+	pipe, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	// Wait until the search runs, then interrupt it.
+	rd := bufio.NewReader(pipe)
+	line, err := rd.ReadString('\n')
+	require.NoError(t, err)
+	require.Contains(t, line, "searching 40000 timesteps")
+	time.Sleep(500 * time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	var stderr bytes.Buffer
+	_, _ = stderr.ReadFrom(rd)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, stderr.String())
+	assert.Equal(t, 130, ee.ExitCode(), stderr.String())
+	assert.Contains(t, stderr.String(), "search     cancelled after")
+	assert.Contains(t, stderr.String(), "hieropt: interrupted: wrote the best plan found so far")
+	verifyPlan(t, w, "h100-sm", out)
 }

@@ -45,6 +45,9 @@ type searchOptions struct {
 	TimeLimit     time.Duration `mapstructure:"time-limit"`
 	Jobs          int           `mapstructure:"jobs"`
 	Check         bool          `mapstructure:"check"`
+	InitialOnly   bool          `mapstructure:"initial-only"`
+	Rounds        int           `mapstructure:"rounds"`
+	Horizon       int           `mapstructure:"horizon"`
 }
 
 // searchFlags adds the search's settings to a command.
@@ -57,6 +60,9 @@ func searchFlags(f *pflag.FlagSet) {
 	f.Duration("time-limit", 0, "stop the search after this long and keep the best plan so far (e.g. 30s); 0 = none")
 	f.IntP("jobs", "j", 0, "goroutines evaluating candidates; 0 = all cores (the plan does not depend on it)")
 	f.Bool("check", false, "check the search's invariants after every commit (slow; for debugging)")
+	f.Bool("initial-only", false, "start the search from the initializer's plan only, as the seed does (by default it also tries the initializer in kind order)")
+	f.Int("rounds", search.DefaultRounds, "most actions one state may take at one timestep")
+	f.Int("horizon", search.DefaultHorizon, "act only on blocks that die within this many timesteps; -1 = unbounded")
 	f.String("cost-model", costmodel.Default, "cost model to price plans with (registered: "+strings.Join(costmodel.Names(), ", ")+")")
 }
 
@@ -83,6 +89,12 @@ func (o *searchOptions) settings() (*search.Settings, error) {
 	if o.TimeLimit < 0 {
 		return nil, usageErrorf("--time-limit %v: want a duration >= 0", o.TimeLimit)
 	}
+	if o.Rounds < 1 {
+		return nil, usageErrorf("--rounds %d: want at least 1", o.Rounds)
+	}
+	if o.Horizon == 0 || o.Horizon < -1 {
+		return nil, usageErrorf("--horizon %d: want a positive number, or -1 for unbounded", o.Horizon)
+	}
 	if o.Jobs < 0 {
 		return nil, usageErrorf("--jobs %d: want a number >= 0", o.Jobs)
 	}
@@ -95,6 +107,9 @@ func (o *searchOptions) settings() (*search.Settings, error) {
 		Workers:       o.Jobs,
 		CostModel:     model,
 		Check:         o.Check,
+		InitialOnly:   o.InitialOnly,
+		Rounds:        o.Rounds,
+		Horizon:       o.Horizon,
 	}, nil
 }
 
@@ -105,7 +120,17 @@ func describe(s *search.Settings) string {
 	if s.Beam < 0 {
 		beam = "unbounded"
 	}
-	return fmt.Sprintf("search: segments=%s beam=%s actions=%s max-candidates=%d", s.Segments.Name(), beam, s.Actions, s.MaxCandidates)
+	d := fmt.Sprintf("search: segments=%s beam=%s actions=%s max-candidates=%d", s.Segments.Name(), beam, s.Actions, s.MaxCandidates)
+	if s.Rounds != search.DefaultRounds {
+		d += fmt.Sprintf(" rounds=%d", s.Rounds)
+	}
+	if s.Horizon != search.DefaultHorizon {
+		d += fmt.Sprintf(" horizon=%d", s.Horizon)
+	}
+	if s.InitialOnly {
+		d += " initial-only"
+	}
+	return d
 }
 
 func newOptimizeCmd(a *app) *cobra.Command {
@@ -235,6 +260,8 @@ func (a *app) plan(ctx context.Context, p *state.Problem, o *optimizeOptions, s 
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish())
 		s.Progress = func(pr search.Progress) { _ = bar.Set(pr.Timestep) }
+	} else if !o.Quiet {
+		fmt.Fprintf(a.stderr, "searching %d timesteps (Ctrl-C stops and keeps the best plan so far)\n", p.Prog.Timesteps())
 	}
 	res, err := search.RunProblem(ctx, p, s)
 	if bar != nil {
