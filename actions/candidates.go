@@ -236,16 +236,25 @@ func Enumerate(occ *state.Occupancy, v state.View, b, t int, o Options, emit fun
 // Apply carries out a candidate: occ (the state of timestep c.At with the
 // block detached) gets the block at its new place, and v records it.
 func Apply(occ *state.Occupancy, v state.View, c Candidate) {
+	ApplyOcc(occ, v, c)
+	for _, e := range c.Evicted {
+		first := v.BlockSegs(e.Block)[0]
+		v.SetFirst(e.Block, state.Seg{From: first.From, Level: e.To.Level, Offset: e.To.Offset})
+	}
+	v.MoveAt(c.Block, c.At, c.To)
+}
+
+// ApplyOcc is the occupancy half of Apply: v, the state before the
+// candidate, is only read.
+func ApplyOcc(occ *state.Occupancy, v state.View, c Candidate) {
 	for _, e := range c.Evicted {
 		first := v.BlockSegs(e.Block)[0]
 		occ.Release(e.Block, int(first.Level), first.Offset)
 		occ.Place(e.Block, int(e.To.Level), e.To.Offset)
-		v.SetFirst(e.Block, state.Seg{From: first.From, Level: e.To.Level, Offset: e.To.Offset})
 	}
 	if c.Kind == Reuse {
 		occ.Reuse(c.Reused, c.Block, int(c.To.Level), c.To.Offset)
 	} else {
 		occ.Place(c.Block, int(c.To.Level), c.To.Offset)
 	}
-	v.MoveAt(c.Block, c.At, c.To)
 }

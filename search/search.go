@@ -275,6 +275,10 @@ type node struct {
 	t       int                // the timestep of the last action, and
 	round   int                // the round of it there (1 = first)
 	used    []*state.Intervals // everUsed plus this node's patch, made when needed
+	// A candidate's occupancy is made only if it enters the beam
+	// (materialize), from its parent's and the candidate.
+	parent *node
+	cand   actions.Candidate
 }
 
 // prepare computes the segment ends and the blocks of each timestep: those
@@ -394,6 +398,9 @@ func (sr *searcher) run(ctx context.Context) Status {
 			if sr.cfg.Beam > 0 && len(beam) > sr.cfg.Beam {
 				beam = beam[:sr.cfg.Beam]
 			}
+			for _, n := range beam {
+				sr.materialize(n)
+			}
 			if !(beam[0].cost < before-1e-12*max(1, before)) {
 				break // no better state this round
 			}
@@ -461,6 +468,8 @@ type job struct {
 	parent *node
 	cand   actions.Candidate
 	occ    *state.Occupancy // the parent's occupancy with the block detached, this job's own
+	node   **node           // where the result goes
+	steps  *int
 }
 
 // unit is the work for one block of one beam state: detach the block,
@@ -469,9 +478,11 @@ type unit struct {
 	parent *node
 	block  int
 	occ    *state.Occupancy // a clone of the parent's occupancy, the unit's own
-	// Results, in enumeration order: the candidates, their states (nil if
-	// re-planning failed) and the timesteps re-planned.
+	// Results, in enumeration order: the candidates, their occupancies
+	// (until evaluated), their states (nil if re-planning failed) and the
+	// timesteps re-planned.
 	cands []actions.Candidate
+	occs  []*state.Occupancy
 	nodes []*node
 	steps []int
 }
@@ -506,22 +517,24 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 			units = append(units, &unit{parent: n, block: b, occ: n.occ.Clone()})
 		}
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < min(sr.cfg.Workers, len(units)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(units) || ctx.Err() != nil {
-					return
-				}
-				sr.work(ctx, units[i], t)
-			}
-		}()
+	// Phase 1, per unit: detach the block and enumerate its candidates,
+	// each with its own copy of the occupancy. Phase 2, per candidate:
+	// apply and re-plan. Two phases balance the cores better than one
+	// (units differ a lot in size).
+	sr.parallel(ctx, len(units), func(i int) { sr.enumerate(units[i], t) })
+	var jobs []*job
+	for _, u := range units {
+		u.nodes = make([]*node, len(u.cands))
+		u.steps = make([]int, len(u.cands))
+		for i := range u.cands {
+			jobs = append(jobs, &job{parent: u.parent, cand: u.cands[i], occ: u.occs[i], node: &u.nodes[i], steps: &u.steps[i]})
+		}
+		u.occs = nil
 	}
-	wg.Wait()
+	sr.parallel(ctx, len(jobs), func(i int) {
+		j := jobs[i]
+		*j.node, *j.steps = sr.evaluate(*j, t)
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -544,8 +557,30 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 	return children, nil
 }
 
-// work enumerates and evaluates the candidates of one unit.
-func (sr *searcher) work(ctx context.Context, u *unit, t int) {
+// parallel calls f(0..n-1) on Settings.Workers goroutines and waits; it
+// stops handing out work when ctx ends.
+func (sr *searcher) parallel(ctx context.Context, n int, f func(int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(sr.cfg.Workers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// enumerate detaches the unit's block and lists its candidates, each with
+// its own copy of the detached occupancy.
+func (sr *searcher) enumerate(u *unit, t int) {
 	p := sr.p
 	n := u.parent
 	opts := actions.Options{Actions: sr.cfg.Actions, Max: sr.cfg.MaxCandidates, Horizon: sr.cfg.Horizon}
@@ -561,13 +596,9 @@ func (sr *searcher) work(ctx context.Context, u *unit, t int) {
 		}
 		actions.EnumerateEvict(detached, n.ov, u.block, t, opts, price, sr.evictSpace(n), add)
 	}
-	u.nodes = make([]*node, len(u.cands))
-	u.steps = make([]int, len(u.cands))
-	for i, c := range u.cands {
-		if ctx.Err() != nil {
-			return
-		}
-		u.nodes[i], u.steps[i] = sr.evaluate(job{parent: n, cand: c, occ: detached.Clone()}, t)
+	u.occs = make([]*state.Occupancy, len(u.cands))
+	for i := range u.cands {
+		u.occs[i] = detached.Clone()
 	}
 }
 
@@ -580,7 +611,6 @@ func (sr *searcher) evaluate(j job, t int) (*node, int) {
 	child := j.parent.ov.Clone()
 	occ := j.occ
 	actions.Apply(occ, child, j.cand)
-	keep := occ.Clone()
 	changed := []int{b}
 	for _, e := range j.cand.Evicted {
 		changed = append(changed, e.Block)
@@ -599,7 +629,7 @@ func (sr *searcher) evaluate(j job, t int) (*node, int) {
 	if j.parent.t == t && j.parent.round > 0 {
 		round = j.parent.round + 1
 	}
-	return &node{ov: child, occ: keep, cost: j.parent.cost + delta + d, actions: append(acts, j.cand.Kind), t: t, round: round}, steps
+	return &node{ov: child, parent: j.parent, cand: j.cand, cost: j.parent.cost + delta + d, actions: append(acts, j.cand.Kind), t: t, round: round}, steps
 }
 
 // replan re-runs the initializer for the timesteps after t on the child
@@ -611,17 +641,24 @@ func (sr *searcher) evaluate(j job, t int) (*node, int) {
 func (sr *searcher) replan(child *state.Overlay, occ *state.Occupancy, parent *state.Overlay, t int, acted []int) (delta float64, steps int, ok bool) {
 	p := sr.p
 	T := p.Prog.Timesteps()
-	diff := map[int32]struct{}{}
+	// diff holds the blocks alive whose position differs from the
+	// parent's; it stays small, so a slice beats a map.
+	var buf [16]int32
+	diff := buf[:0]
 	for _, b := range acted {
 		if p.Block(b).Last > t {
-			diff[int32(b)] = struct{}{}
+			diff = append(diff, int32(b))
 		}
 	}
 	for u := t + 1; u < T; u++ {
 		sr.in.Free(occ, child, u)
-		for _, b := range p.Prog.Dying(u - 1) {
-			delete(diff, b)
+		live := diff[:0]
+		for _, b := range diff {
+			if p.Block(int(b)).Last >= u {
+				live = append(live, b)
+			}
 		}
+		diff = live
 		if len(diff) == 0 {
 			return delta, steps, true
 		}
@@ -638,11 +675,24 @@ func (sr *searcher) replan(child *state.Overlay, occ *state.Occupancy, parent *s
 				continue
 			}
 			child.SetFirst(c, seg)
-			diff[ci] = struct{}{}
+			diff = append(diff, ci)
 			delta += sr.model.BlockCost(p, c, child.BlockSegs(c)) - sr.model.BlockCost(p, c, old)
 		}
 	}
 	return delta, steps, true
+}
+
+// materialize makes the occupancy of a candidate state that entered the
+// beam: its parent's, with the candidate's action applied. (Candidates do
+// not keep one: most never enter the beam.)
+func (sr *searcher) materialize(n *node) {
+	if n.occ != nil {
+		return
+	}
+	occ := n.parent.occ.Clone()
+	actions.Detach(occ, n.parent.ov, n.cand.Block, n.cand.At)
+	actions.ApplyOcc(occ, n.parent.ov, n.cand)
+	n.occ, n.parent = occ, nil
 }
 
 // check verifies the committed state after a commit at timestep t.

@@ -39,7 +39,7 @@ type levelOcc struct {
 	free *btree.BTreeG[Gap]
 }
 
-const btreeDegree = 16
+const btreeDegree = 8
 
 func spanLess(a, b Span) bool { return a.Off < b.Off }
 
@@ -151,6 +151,11 @@ func (lv *levelOcc) removeSpan(s Span) {
 func (o *Occupancy) Release(b int, l int, off int64) int {
 	lv := &o.levels[l]
 	end := off + o.p.Foot(b, l)
+	// The common case: b holds its whole footprint.
+	if s, ok := lv.busy.Get(Span{Off: off}); ok && s.Block == int32(b) && s.End == end {
+		lv.removeSpan(s)
+		return 1
+	}
 	var found [4]Span
 	spans := found[:0]
 	lv.busy.AscendRange(Span{Off: off}, Span{Off: end}, func(s Span) bool {
