@@ -95,14 +95,25 @@ func Partner(p *state.Problem, v state.View, b, t int) (int, bool) {
 		return 0, false
 	}
 	pos := state.SegAt(segs, t).Pos()
-	for _, list := range [2][]int32{p.Prog.Dying(t), p.Prog.Created(t)} {
-		for _, ci := range list {
-			c := int(ci)
-			if c == b || !state.ReusePair(p, b, c, t) {
-				continue
-			}
-			cs := v.BlockSegs(c)
-			if len(cs) > 0 && state.SegAt(cs, t).Pos() == pos {
+	match := func(c int) bool {
+		if c == b || !state.ReusePair(p, b, c, t) {
+			return false
+		}
+		cs := v.BlockSegs(c)
+		return len(cs) > 0 && state.SegAt(cs, t).Pos() == pos
+	}
+	// A partner that hands its space over is reusable and ends at t; one
+	// that takes b's space starts at t, and then b is reusable and ends
+	// at t. (Timestep 0 may create thousands of constants: look at them
+	// only when b could give its space away.)
+	for _, ci := range p.Prog.Dying(t) {
+		if c := int(ci); p.Block(c).Reusable && match(c) {
+			return c, true
+		}
+	}
+	if blk := p.Block(b); blk.Reusable && blk.Last == t {
+		for _, ci := range p.Prog.Created(t) {
+			if c := int(ci); match(c) {
 				return c, true
 			}
 		}

@@ -51,7 +51,7 @@ the median of --repeat runs of the planner alone (loading excluded).`,
 	f := cmd.Flags()
 	f.StringSlice("workloads", nil, "workloads (files or built-in names); default: every built-in")
 	f.StringSlice("hw", nil, "profiles (files or built-in names); default: every built-in")
-	f.String("format", "md", "table format: md (Markdown) or csv")
+	f.String("format", "md", "md (a Markdown row per pair), grid (Markdown, reduction % per workload and profile) or csv")
 	f.Int("repeat", 1, "runs per pair; the median time is reported")
 	f.IntSlice("gen", nil, "instead of --workloads, generated programs of these lengths (hieropt gen, mixed, seed 1)")
 	searchFlags(f)
@@ -60,8 +60,8 @@ the median of --repeat runs of the planner alone (loading excluded).`,
 		if err := bindSettings(cmd, &o); err != nil {
 			return err
 		}
-		if o.Format != "md" && o.Format != "csv" {
-			return usageErrorf("--format %q: want md or csv", o.Format)
+		if o.Format != "md" && o.Format != "csv" && o.Format != "grid" {
+			return usageErrorf("--format %q: want md, csv or grid", o.Format)
 		}
 		if o.Repeat < 1 {
 			return usageErrorf("--repeat %d: want at least 1", o.Repeat)
@@ -139,8 +139,12 @@ func (a *app) bench(o *benchOptions, s *search.Settings) error {
 			rows = append(rows, row)
 		}
 	}
-	if o.Format == "csv" {
+	switch o.Format {
+	case "csv":
 		return writeBenchCSV(a, rows)
+	case "grid":
+		writeBenchGrid(a, rows, o.NoSearch)
+		return nil
 	}
 	writeBenchMD(a, rows)
 	return nil
@@ -239,6 +243,53 @@ func writeBenchMD(a *app, rows []benchRow) {
 	}
 	if n > 0 {
 		fmt.Fprintf(w, "\n%d plans, all valid; mean reduction %.2f%%; total planning time %s\n", n, sum/float64(n), fmtDuration(total))
+	}
+}
+
+// writeBenchGrid prints a grid: a row per workload, a column per profile,
+// "-" where the workload does not fit; in each cell the reduction, or with
+// costs (--no-search) the plan's cost in the profile's time unit.
+func writeBenchGrid(a *app, rows []benchRow, costs bool) {
+	var ws, hs []string
+	cell := map[[2]string]string{}
+	seen := map[string]bool{}
+	var sum float64
+	var n int
+	for _, r := range rows {
+		if !seen["w"+r.workload] {
+			seen["w"+r.workload] = true
+			ws = append(ws, r.workload)
+		}
+		if !seen["h"+r.hw] {
+			seen["h"+r.hw] = true
+			hs = append(hs, r.hw)
+		}
+		c := "-"
+		if r.status == "valid" {
+			red := reduction(r.initial, r.cost)
+			c = fmt.Sprintf("%.1f%%", red)
+			if costs {
+				c = fmt.Sprintf("%.4g", r.cost)
+			}
+			sum += red
+			n++
+		}
+		cell[[2]string{r.workload, r.hw}] = c
+	}
+	w := a.stdout
+	fmt.Fprintf(w, "| workload | %s |\n|---|%s\n", strings.Join(hs, " | "), strings.Repeat("---:|", len(hs)))
+	for _, wl := range ws {
+		var cs []string
+		for _, h := range hs {
+			cs = append(cs, cell[[2]string{wl, h}])
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", wl, strings.Join(cs, " | "))
+	}
+	switch {
+	case n > 0 && costs:
+		fmt.Fprintf(w, "\n%d plans, all valid (- : does not fit)\n", n)
+	case n > 0:
+		fmt.Fprintf(w, "\nmean reduction %.2f%% over %d plans, all valid (- : does not fit)\n", sum/float64(n), n)
 	}
 }
 

@@ -61,6 +61,9 @@ func (s *summary) write(w io.Writer) {
 	tw.Flush()
 	if r := s.search; r != nil {
 		st := r.Stats
+		if st.Start != actions.WorkloadOrder {
+			fmt.Fprintf(w, "start      the initializer in %s order: %s %s (%s)\n", st.Start, fmtCost(st.StartCost), unit, fmtReduction(r.InitialCost, st.StartCost))
+		}
 		fmt.Fprintf(w, "search     %s after %d of %d timesteps; %d segments committed\n", r.Status, st.Timesteps, p.Prog.Timesteps(), st.Commits)
 		fmt.Fprintf(w, "actions    tried/candidates/committed:")
 		for k := actions.Kind(0); k < actions.NumKinds; k++ {
