@@ -531,8 +531,21 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 		}
 		u.occs = nil
 	}
+	// Longest first (by how long the changed blocks live on, which bounds
+	// the re-planning), so that no core waits on one long job at the end.
+	// Results go to fixed slots: the order of work does not matter.
+	order := make([]int, len(jobs))
+	est := make([]int, len(jobs))
+	for i, j := range jobs {
+		order[i] = i
+		est[i] = p.Block(j.cand.Block).Last
+		for _, e := range j.cand.Evicted {
+			est[i] = max(est[i], p.Block(e.Block).Last)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(est[b], est[a]) })
 	sr.parallel(ctx, len(jobs), func(i int) {
-		j := jobs[i]
+		j := jobs[order[i]]
 		*j.node, *j.steps = sr.evaluate(*j, t)
 	})
 	if err := ctx.Err(); err != nil {
