@@ -1,0 +1,338 @@
+// Package render draws plans: time-space diagrams as SVG (timesteps
+// across, addresses up, a panel per memory level, a rectangle per
+// placement, as in the seed documents' figures), a compact ASCII map for
+// terminals, and a self-contained HTML report.
+//
+// Every drawn placement is an SVG rect of class "pl" (plus "k-<kind>"),
+// with a <title> for hover; reused space is a rect of class "reuse",
+// transfers are lines of class "xfer". Tests and browsers count on these
+// classes.
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
+)
+
+// Diagram is one plan to draw.
+type Diagram struct {
+	Title  string
+	Layout *state.Layout
+}
+
+// Options size a drawing. Zero values mean the defaults.
+type Options struct {
+	// Width is the width of one diagram's plot area in pixels (default
+	// 960).
+	Width int
+	// PanelHeight is the height of one level's panel in pixels (default
+	// 160).
+	PanelHeight int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Width <= 0 {
+		o.Width = 960
+	}
+	if o.PanelHeight <= 0 {
+		o.PanelHeight = 160
+	}
+	return o
+}
+
+// Kinds' colours, colour-blind friendly (Okabe-Ito).
+var kindColor = map[workload.Kind]string{
+	workload.Input:      "#E69F00",
+	workload.Output:     "#D55E00",
+	workload.Activation: "#0072B2",
+	workload.Scratch:    "#CC79A7",
+	workload.Constant:   "#009E73",
+}
+
+const (
+	marginLeft   = 78
+	marginRight  = 16
+	marginTop    = 44
+	panelGap     = 34
+	axisHeight   = 22
+	legendHeight = 30
+	diagramGap   = 40
+)
+
+// geometry places the panels of one diagram.
+type geometry struct {
+	x0      float64 // left of the plot area
+	width   float64
+	panelH  float64
+	dx      float64   // pixels per timestep
+	ymax    []float64 // per level: the address at the top of the panel
+	panelY0 []float64 // per level: the top of the panel
+}
+
+func (g *geometry) x(t int) float64 { return g.x0 + float64(t)*g.dx }
+
+// y maps an address of level l to a pixel row (0 at the bottom).
+func (g *geometry) y(l int, addr int64) float64 {
+	return g.panelY0[l] + g.panelH*(1-float64(addr)/g.ymax[l])
+}
+
+// Scales returns, per level, the address at the top of its panel: the
+// capacity, unless the plans use far less of it (a big slow level), then a
+// little above the highest address any of them uses.
+func Scales(p *state.Problem, lays ...*state.Layout) []float64 {
+	top := make([]int64, p.Levels())
+	for _, lay := range lays {
+		for b, segs := range lay.Segs {
+			for _, s := range segs {
+				top[s.Level] = max(top[s.Level], s.Offset+p.Foot(b, int(s.Level)))
+			}
+		}
+	}
+	out := make([]float64, p.Levels())
+	for l := range out {
+		capacity := float64(p.HW.Levels[l].Capacity)
+		used := float64(top[l])
+		switch {
+		case used == 0:
+			out[l] = capacity
+		case capacity <= 2*used:
+			out[l] = capacity
+		default:
+			out[l] = niceCeil(used * 1.05)
+		}
+	}
+	return out
+}
+
+// niceCeil rounds v up to 1, 2 or 5 times a power of ten.
+func niceCeil(v float64) float64 {
+	e := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*e >= v {
+			return m * e
+		}
+	}
+	return 10 * e
+}
+
+// SVG draws one or more plans of the same problem side by side (two for a
+// before/after comparison), each with a panel per level.
+func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
+	o = o.withDefaults()
+	lays := make([]*state.Layout, len(ds))
+	for i, d := range ds {
+		lays[i] = d.Layout
+	}
+	ymax := Scales(p, lays...)
+	L := p.Levels()
+	diagW := float64(marginLeft + o.Width + marginRight)
+	totalW := diagW*float64(len(ds)) + float64(diagramGap*(len(ds)-1))
+	panelsH := float64(L)*(float64(o.PanelHeight)+float64(axisHeight)) + float64((L-1)*panelGap)
+	totalH := float64(marginTop) + panelsH + float64(legendHeight) + 24
+	bw := bufio.NewWriterSize(w, 1<<16)
+	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="sans-serif" font-size="11">`+"\n",
+		num(totalW), num(totalH), num(totalW), num(totalH))
+	bw.WriteString(`<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="none"/><line x1="0" y1="0" x2="0" y2="6" stroke="#000" stroke-width="2" stroke-opacity="0.55"/></pattern>` +
+		`<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>` + "\n")
+	bw.WriteString(`<style>.pl{stroke:#fff;stroke-width:0.3}.reuse{fill:url(#hatch);pointer-events:none}.xfer{stroke:#333;stroke-width:1;marker-end:url(#arrow)}.grid{stroke:#ddd;stroke-width:0.5}.cap{stroke:#c00;stroke-dasharray:4 3}.frame{fill:#fafafa;stroke:#999}</style>` + "\n")
+	for i, d := range ds {
+		g := &geometry{
+			x0:     diagW*float64(i) + float64(diagramGap*i) + marginLeft,
+			width:  float64(o.Width),
+			panelH: float64(o.PanelHeight),
+			dx:     float64(o.Width) / float64(p.Prog.Timesteps()),
+			ymax:   ymax,
+		}
+		y := float64(marginTop)
+		for l := 0; l < L; l++ {
+			g.panelY0 = append(g.panelY0, y)
+			y += float64(o.PanelHeight) + float64(axisHeight) + float64(panelGap)
+		}
+		drawDiagram(bw, p, d, g)
+	}
+	drawLegend(bw, totalH-float64(legendHeight)-4)
+	bw.WriteString("</svg>\n")
+	return bw.Flush()
+}
+
+func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry) {
+	T := p.Prog.Timesteps()
+	fmt.Fprintf(bw, `<g class="diagram"><text x="%s" y="%d" font-size="14" font-weight="bold">%s</text>`+"\n",
+		num(g.x0), marginTop-22, esc(d.Title))
+	for l := range p.HW.Levels {
+		drawPanel(bw, p, g, l, T)
+	}
+	lay := d.Layout
+	// Placements.
+	for b, segs := range lay.Segs {
+		blk := p.Block(b)
+		for i, s := range segs {
+			to := blk.Last
+			if i+1 < len(segs) {
+				to = int(segs[i+1].From) - 1
+			}
+			l := int(s.Level)
+			f := p.Foot(b, l)
+			x0, x1 := g.x(int(s.From)), g.x(to+1)
+			y0, y1 := g.y(l, s.Offset+f), g.y(l, s.Offset)
+			h := math.Max(y1-y0, 0.6)
+			bw.WriteString(`<rect class="pl k-`)
+			bw.WriteString(blk.Kind.String())
+			bw.WriteString(`" x="`)
+			bw.WriteString(num(x0))
+			bw.WriteString(`" y="`)
+			bw.WriteString(num(y0))
+			bw.WriteString(`" width="`)
+			bw.WriteString(num(math.Max(x1-x0, 0.4)))
+			bw.WriteString(`" height="`)
+			bw.WriteString(num(h))
+			bw.WriteString(`" fill="`)
+			bw.WriteString(kindColor[blk.Kind])
+			bw.WriteString(`"><title>`)
+			bw.WriteString(esc(fmt.Sprintf("%s · %s · %d B · lifetime [%d,%d] · %s @ %d during [%d,%d]",
+				blk.Name, blk.Kind, blk.Size, blk.First, blk.Last, p.HW.Levels[l].Name, s.Offset, s.From, to)))
+			bw.WriteString("</title></rect>\n")
+		}
+	}
+	// Reused space: where a block created at t starts where a reusable
+	// block ending at t sits, the shared bytes at t are hatched.
+	for t := 0; t < T; t++ {
+		for _, bi := range p.Prog.Created(t) {
+			b := int(bi)
+			sb := lay.At(b, t)
+			for _, ai := range p.Prog.Dying(t) {
+				a := int(ai)
+				if a == b || !state.ReusePair(p, a, b, t) || len(lay.Segs[a]) == 0 {
+					continue
+				}
+				if sa := lay.At(a, t); sa.Pos() == sb.Pos() && (p.Block(b).First == t && p.Block(a).Last == t) {
+					l := int(sa.Level)
+					shared := min(p.Foot(a, l), p.Foot(b, l))
+					y0, y1 := g.y(l, sa.Offset+shared), g.y(l, sa.Offset)
+					fmt.Fprintf(bw, `<rect class="reuse" x="%s" y="%s" width="%s" height="%s"><title>%s</title></rect>`+"\n",
+						num(g.x(t)), num(y0), num(math.Max(g.dx, 0.4)), num(math.Max(y1-y0, 0.6)),
+						esc(fmt.Sprintf("%s takes over %s's space at timestep %d", p.Block(b).Name, p.Block(a).Name, t)))
+				}
+			}
+		}
+	}
+	// Transfers: an arrow from the old place to the new one.
+	for b, segs := range lay.Segs {
+		for i := 1; i < len(segs); i++ {
+			from, to := segs[i-1], segs[i]
+			x := g.x(int(to.From))
+			fl, tl := int(from.Level), int(to.Level)
+			y0 := g.y(fl, from.Offset+p.Foot(b, fl)/2)
+			y1 := g.y(tl, to.Offset+p.Foot(b, tl)/2)
+			fmt.Fprintf(bw, `<line class="xfer" x1="%s" y1="%s" x2="%s" y2="%s"><title>%s</title></line>`+"\n",
+				num(x), num(y0), num(x), num(y1),
+				esc(fmt.Sprintf("%s moves at timestep %d: %s @ %d → %s @ %d", p.Block(b).Name, to.From,
+					p.HW.Levels[fl].Name, from.Offset, p.HW.Levels[tl].Name, to.Offset)))
+		}
+	}
+	bw.WriteString("</g>\n")
+}
+
+// drawPanel draws a level's frame, capacity line and axes.
+func drawPanel(bw *bufio.Writer, p *state.Problem, g *geometry, l, T int) {
+	lv := p.HW.Levels[l]
+	top := g.panelY0[l]
+	bottom := top + g.panelH
+	fmt.Fprintf(bw, `<g class="panel" data-level="%s"><rect class="frame" x="%s" y="%s" width="%s" height="%s"/>`+"\n",
+		esc(lv.Name), num(g.x0), num(top), num(g.width), num(g.panelH))
+	fmt.Fprintf(bw, `<text x="%s" y="%s" font-weight="bold">%s</text>`, num(g.x0), num(top-5), esc(lv.Name))
+	capacity := float64(lv.Capacity)
+	if capacity <= g.ymax[l] {
+		cy := g.y(l, lv.Capacity)
+		fmt.Fprintf(bw, `<line class="cap" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s" text-anchor="end" fill="#c00">capacity %s</text>`+"\n",
+			num(g.x0), num(cy), num(g.x0+g.width), num(cy), num(g.x0+g.width), num(cy-3), esc(bytesLabel(lv.Capacity)))
+	} else {
+		fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="end" fill="#c00">capacity %s (above the drawn range)</text>`+"\n",
+			num(g.x0+g.width), num(top-5), esc(bytesLabel(lv.Capacity)))
+	}
+	// Address ticks.
+	for _, a := range ticks(g.ymax[l], 4) {
+		y := g.y(l, int64(a))
+		fmt.Fprintf(bw, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s" text-anchor="end">%s</text>`+"\n",
+			num(g.x0), num(y), num(g.x0+g.width), num(y), num(g.x0-4), num(y+4), esc(bytesLabel(int64(a))))
+	}
+	// Timestep ticks: a step of 1, 2 or 5 times a power of ten, so that
+	// there are at most about 12 labels whatever the length.
+	step := tickStep(float64(T), 12)
+	for t := 0.0; t <= float64(T); t += step {
+		x := g.x(int(t))
+		fmt.Fprintf(bw, `<line stroke="#999" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s" text-anchor="middle">%d</text>`+"\n",
+			num(x), num(bottom), num(x), num(bottom+4), num(x), num(bottom+15), int(t))
+	}
+	fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="end" fill="#666">timestep</text>`, num(g.x0+g.width), num(bottom+15+11))
+	bw.WriteString("</g>\n")
+}
+
+func drawLegend(bw *bufio.Writer, y float64) {
+	x := float64(marginLeft)
+	bw.WriteString(`<g class="legend">`)
+	for _, k := range []workload.Kind{workload.Input, workload.Activation, workload.Scratch, workload.Output, workload.Constant} {
+		fmt.Fprintf(bw, `<rect x="%s" y="%s" width="12" height="12" fill="%s"/><text x="%s" y="%s">%s</text>`,
+			num(x), num(y), kindColor[k], num(x+16), num(y+10), k)
+		x += 95
+	}
+	fmt.Fprintf(bw, `<rect x="%s" y="%s" width="12" height="12" fill="url(#hatch)" stroke="#999"/><text x="%s" y="%s">reused space</text>`,
+		num(x), num(y), num(x+16), num(y+10))
+	x += 110
+	fmt.Fprintf(bw, `<line class="xfer" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s">transfer</text>`,
+		num(x), num(y+12), num(x), num(y), num(x+8), num(y+10))
+	bw.WriteString("</g>\n")
+}
+
+// tickStep returns a step of 1, 2 or 5 times a power of ten that puts at
+// most about n ticks on [0, span].
+func tickStep(span float64, n int) float64 {
+	if span <= 0 {
+		return 1
+	}
+	raw := span / float64(n)
+	s := niceCeil(math.Max(raw, 1))
+	return s
+}
+
+// ticks returns up to about n tick values on [0, top] (bytes): a power of
+// two apart, so that they read 1 MiB, 2 MiB and not 1.9 MiB.
+func ticks(top float64, n int) []float64 {
+	step := math.Pow(2, math.Ceil(math.Log2(math.Max(top/float64(n), 1))))
+	var out []float64
+	for v := 0.0; v <= top*1.0001; v += step {
+		out = append(out, v)
+	}
+	return out
+}
+
+// bytesLabel prints a byte count compactly: 512, 4 KiB, 1.5 MiB.
+func bytesLabel(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatInt(n, 10)
+	}
+	v, exp := float64(n), -1
+	for v >= unit && exp < 5 {
+		v /= unit
+		exp++
+	}
+	s := strconv.FormatFloat(v, 'f', 1, 64)
+	s = strings.TrimSuffix(s, ".0")
+	return s + " " + string("KMGTPE"[exp]) + "iB"
+}
+
+// num prints a coordinate with at most two decimals.
+func num(v float64) string {
+	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+}
+
+func esc(s string) string { return html.EscapeString(s) }
