@@ -287,7 +287,7 @@ func drawLegend(bw *bufio.Writer, y float64) {
 	fmt.Fprintf(bw, `<rect x="%s" y="%s" width="12" height="12" fill="url(#hatch)" stroke="#999"/><text x="%s" y="%s">reused space</text>`,
 		num(x), num(y), num(x+16), num(y+10))
 	x += 110
-	fmt.Fprintf(bw, `<line class="xfer" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s">transfer</text>`,
+	fmt.Fprintf(bw, `<line stroke="#333" marker-end="url(#arrow)" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s">transfer</text>`,
 		num(x), num(y+12), num(x), num(y), num(x+8), num(y+10))
 	bw.WriteString("</g>\n")
 }

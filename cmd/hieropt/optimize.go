@@ -20,6 +20,7 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/render"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/segments"
 	"github.com/hieropt/hieropt/state"
@@ -30,6 +31,7 @@ type optimizeOptions struct {
 	HW            string `mapstructure:"hw"`
 	Output        string `mapstructure:"output"`
 	Quiet         bool   `mapstructure:"quiet"`
+	ASCII         bool   `mapstructure:"ascii"`
 	searchOptions `mapstructure:",squash"`
 }
 
@@ -171,6 +173,7 @@ Exit status: 0 planned; 1 the workload cannot fit the profile; 2 bad input;
 	f.String("hw", "", "hardware profile: a YAML file or a built-in name")
 	f.StringP("output", "o", "", "write the plan to this file (- for stdout); without it no plan is written")
 	f.BoolP("quiet", "q", false, "print no summary and no progress bar")
+	f.Bool("ascii", false, "also print a text map of each level over time (stderr)")
 	searchFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		var o optimizeOptions
@@ -233,6 +236,11 @@ func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 			sm.settings = s
 		}
 		sm.write(a.stderr)
+	}
+	if o.ASCII {
+		if err := render.ASCII(a.stderr, p, res.Layout, 100, 8); err != nil {
+			return err
+		}
 	}
 	if res.Status == search.Cancelled {
 		return &exitError{exitInterrupted, fmt.Errorf("interrupted: wrote the best plan found so far (%s)", cmp.Or(o.Output, "no -o given"))}

@@ -60,6 +60,7 @@ usage; 3 internal error.`,
 		newInspectCmd(a),
 		newBenchCmd(a),
 		newGenCmd(a),
+		newRenderCmd(a),
 	)
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })

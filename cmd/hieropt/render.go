@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/render"
+	"github.com/hieropt/hieropt/state"
+)
+
+type renderOptions struct {
+	Workload string `mapstructure:"workload"`
+	HW       string `mapstructure:"hw"`
+	Output   string `mapstructure:"output"`
+	Compare  string `mapstructure:"compare"`
+	ASCII    bool   `mapstructure:"ascii"`
+	Width    int    `mapstructure:"width"`
+	Rows     int    `mapstructure:"rows"`
+}
+
+func newRenderCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "render --workload W --hw P plan.json [-o plan.svg] [--compare other.json] [--ascii]",
+		Short: "Draw a plan as a time-space diagram (SVG) or a text map",
+		Long: `render draws a plan the way the seed documents do: one panel per memory
+level, timesteps across, addresses up (0 at the bottom, the capacity marked),
+one rectangle per placement coloured by block kind (hover for the block's name,
+size, lifetime and level), reused space hatched, transfers as arrows between
+panels. --compare draws a second plan beside the first (initial vs optimized).
+
+--ascii prints a compact text map of each level over time instead, for
+terminals and CI logs: each cell shows how full that slice of addresses was
+over those timesteps.
+
+The plans are checked against FORMATS.md first: an invalid plan is not drawn
+(exit 1); a plan for another workload or profile is bad input (exit 2).`,
+		Example: `  hieropt render --workload resnet50-int8 --hw ethos-u55 plan.json -o plan.svg
+  hieropt render --workload resnet50-int8 --hw ethos-u55 optimized.json --compare initial.json -o both.svg
+  hieropt render --workload resnet50-int8 --hw ethos-u55 plan.json --ascii`,
+		Args: exactArgs(1),
+	}
+	f := cmd.Flags()
+	f.String("workload", "", "workload: a JSON file, - for stdin, or a built-in name")
+	f.String("hw", "", "hardware profile: a YAML file or a built-in name")
+	f.StringP("output", "o", "-", "write the drawing here (- for stdout)")
+	f.String("compare", "", "a second plan to draw beside the first")
+	f.Bool("ascii", false, "print a text map instead of SVG")
+	f.Int("width", 0, "width of one diagram's plot in pixels (SVG, default 960) or columns (ASCII, default 100)")
+	f.Int("rows", 8, "rows per level (ASCII)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		var o renderOptions
+		if err := bindSettings(cmd, &o); err != nil {
+			return err
+		}
+		if o.Width < 0 || o.Rows < 1 {
+			return usageErrorf("--width must be >= 0 and --rows >= 1")
+		}
+		return a.render(&o, args[0])
+	}
+	return cmd
+}
+
+// validPlan reads a plan and checks it against the problem: it returns
+// the plan's layout, or an input error (exit 2) or the first violations
+// (exit 1).
+func (a *app) validPlan(p *state.Problem, path string) (*plan.Plan, *state.Layout, error) {
+	var pl *plan.Plan
+	var err error
+	if path == "-" {
+		data, rerr := io.ReadAll(a.stdin)
+		if rerr != nil {
+			return nil, nil, &inputerr.Error{Doc: plan.DocName("-"), Rule: "cannot read stdin: " + rerr.Error()}
+		}
+		pl, err = plan.Parse("-", data)
+	} else {
+		pl, err = plan.ReadFile(path)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := plan.Validate(p, pl, plan.DocName(path))
+	if err != nil {
+		return nil, nil, err
+	}
+	if !res.Valid() {
+		return nil, nil, failed(fmt.Errorf("%s is invalid (%d violations; run verify for all): %s",
+			path, len(res.Violations)+res.Omitted, res.Violations[0]))
+	}
+	return pl, res.Layout, nil
+}
+
+func (a *app) render(o *renderOptions, planArg string) error {
+	if planArg == "-" && (o.Workload == "-" || o.HW == "-" || o.Compare == "-") {
+		return usageErrorf("only one input can read stdin")
+	}
+	p, err := a.loadProblem(o.Workload, o.HW)
+	if err != nil {
+		return err
+	}
+	pl, lay, err := a.validPlan(p, planArg)
+	if err != nil {
+		return err
+	}
+	if o.ASCII {
+		return a.writeOutput(o.Output, func(w io.Writer) error { return render.ASCII(w, p, lay, o.Width, o.Rows) })
+	}
+	ds := []render.Diagram{{Title: title(planArg, pl), Layout: lay}}
+	if o.Compare != "" {
+		other, olay, err := a.validPlan(p, o.Compare)
+		if err != nil {
+			return err
+		}
+		ds = append(ds, render.Diagram{Title: title(o.Compare, other), Layout: olay})
+	}
+	return a.writeOutput(o.Output, func(w io.Writer) error {
+		return render.SVG(w, p, ds, render.Options{Width: o.Width})
+	})
+}
+
+// title names a plan in a drawing: its file and what made it.
+func title(path string, pl *plan.Plan) string {
+	t := filepath.Base(path)
+	if pl.Planner != "" {
+		t += " (" + pl.Planner + ")"
+	}
+	return fmt.Sprintf("%s: cost %s %ss", t, fmtCost(pl.Cost.Final), pl.TimeUnit)
+}

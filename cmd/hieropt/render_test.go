@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRender(t *testing.T) {
+	dir := t.TempDir()
+	before, after := filepath.Join(dir, "before.json"), filepath.Join(dir, "after.json")
+	args := []string{"--workload", "resnet50-int8", "--hw", "ethos-u55"}
+	r := runCLI(t, "", append([]string{"optimize", "--no-search", "-q", "-o", before}, args...)...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	r = runCLI(t, "", append([]string{"optimize", "-q", "--ascii", "-o", after}, args...)...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "SRAM (capacity 4 MiB, drawn to 4 MiB)", "--ascii prints the map")
+
+	svg := filepath.Join(dir, "both.svg")
+	r = runCLI(t, "", append([]string{"render", before, "--compare", after, "-o", svg}, args...)...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	data, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	c := wellFormedXML(t, data)
+	assert.Equal(t, 2*459, c["rect.pl"], "459 blocks placed once each, in two plans")
+	assert.Equal(t, 4, c["g.panel"])
+	assert.Contains(t, string(data), "before.json (initializer): cost 88667567.00 cycles")
+
+	r = runCLI(t, "", append([]string{"render", after, "--ascii", "--width", "40"}, args...)...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, 2, strings.Count(r.stdout, "(capacity "))
+
+	// Bad input: one line, the right exit code, no file.
+	bad := filepath.Join(dir, "bad.svg")
+	r = runCLI(t, "", "render", "--workload", "resnet18-int8", "--hw", "ethos-u55", after, "-o", bad)
+	assert.Equal(t, exitInput, r.code)
+	assert.Equal(t, `hieropt: plan "`+after+`": plan is for workload "resnet50-int8", not "resnet18-int8"`+"\n", r.stderr)
+	data, err = os.ReadFile(after)
+	require.NoError(t, err)
+	unknown := filepath.Join(dir, "unknown.json")
+	require.NoError(t, os.WriteFile(unknown, []byte(strings.Replace(string(data), `"level":"SRAM"`, `"level":"L9"`, 1)), 0o644))
+	r = runCLI(t, "", append([]string{"render", unknown, "-o", bad}, args...)...)
+	assert.Equal(t, exitInput, r.code)
+	assert.Regexp(t, `^hieropt: plan ".*unknown.json": placements\[\d+\]: level "L9" is not in hardware profile "ethos-u55"\n$`, r.stderr)
+	broken := filepath.Join(dir, "broken.json")
+	require.NoError(t, os.WriteFile(broken, []byte(strings.Replace(string(data), `"final": `, `"final": 1`, 1)), 0o644))
+	r = runCLI(t, "", append([]string{"render", broken, "-o", bad}, args...)...)
+	assert.Equal(t, exitFailed, r.code)
+	assert.Contains(t, r.stderr, "is invalid (1 violations; run verify for all): rule 6: cost.final")
+	assert.NoFileExists(t, bad)
+}
+
+// wellFormedXML parses an SVG as XML and counts elements by class.
+func wellFormedXML(t *testing.T, data []byte) map[string]int {
+	t.Helper()
+	classes := map[string]int{}
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return classes
+		}
+		require.NoError(t, err)
+		if e, ok := tok.(xml.StartElement); ok {
+			for _, a := range e.Attr {
+				if a.Name.Local == "class" {
+					for _, c := range strings.Fields(a.Value) {
+						classes[e.Name.Local+"."+c]++
+					}
+				}
+			}
+		}
+	}
+}
