@@ -61,6 +61,7 @@ usage; 3 internal error.`,
 		newBenchCmd(a),
 		newGenCmd(a),
 		newRenderCmd(a),
+		newImportCmd(a),
 	)
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })

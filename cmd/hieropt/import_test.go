@@ -1,0 +1,35 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hieropt/hieropt/workload"
+)
+
+func TestImportONNX(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r18.json")
+	r := runCLI(t, "", "import", "onnx", repo("testdata", "onnx", "resnet18.onnx"), "--dtype-bytes", "1", "-o", out)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	prog, err := workload.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "resnet18", prog.Name)
+	assert.Len(t, prog.Ops, 48)
+	assert.Len(t, prog.Blocks, 91)
+	// The imported workload plans and verifies like any other.
+	plan := filepath.Join(dir, "p.json")
+	r = runCLI(t, "", "optimize", "--workload", out, "--hw", "ethos-u55", "-q", "-o", plan)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	verifyPlan(t, out, "ethos-u55", plan)
+
+	r = runCLI(t, "", "import", "onnx", "nope.onnx", "-o", filepath.Join(dir, "x.json"))
+	assert.Equal(t, exitInput, r.code)
+	assert.Equal(t, "hieropt: ONNX model \"nope.onnx\": cannot read: no such file or directory\n", r.stderr)
+	r = runCLI(t, "", "import", "onnx", repo("testdata", "onnx", "resnet18.onnx"), "--dim", "oops", "-o", filepath.Join(dir, "x.json"))
+	assert.Equal(t, exitInput, r.code)
+	assert.NoFileExists(t, filepath.Join(dir, "x.json"))
+}
