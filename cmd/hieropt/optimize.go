@@ -32,6 +32,7 @@ type optimizeOptions struct {
 	Output        string `mapstructure:"output"`
 	Quiet         bool   `mapstructure:"quiet"`
 	ASCII         bool   `mapstructure:"ascii"`
+	Report        string `mapstructure:"report"`
 	searchOptions `mapstructure:",squash"`
 }
 
@@ -174,6 +175,7 @@ Exit status: 0 planned; 1 the workload cannot fit the profile; 2 bad input;
 	f.StringP("output", "o", "", "write the plan to this file (- for stdout); without it no plan is written")
 	f.BoolP("quiet", "q", false, "print no summary and no progress bar")
 	f.Bool("ascii", false, "also print a text map of each level over time (stderr)")
+	f.String("report", "", "also write a self-contained HTML report (diagrams before and after, where the time goes) to this file")
 	searchFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		var o optimizeOptions
@@ -236,6 +238,15 @@ func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 			sm.settings = s
 		}
 		sm.write(a.stderr)
+	}
+	if o.Report != "" {
+		var settings [][2]string
+		if !o.NoSearch {
+			settings = reportSearchSettings(s, res, elapsed)
+		}
+		if err := a.writeReport(o.Report, p, nil, res.Layout, s.CostModel, planner, settings); err != nil {
+			return err
+		}
 	}
 	if o.ASCII {
 		if err := render.ASCII(a.stderr, p, res.Layout, 100, 8); err != nil {

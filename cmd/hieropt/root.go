@@ -61,6 +61,7 @@ usage; 3 internal error.`,
 		newBenchCmd(a),
 		newGenCmd(a),
 		newRenderCmd(a),
+		newReportCmd(a),
 		newImportCmd(a),
 	)
 	for _, c := range root.Commands() {

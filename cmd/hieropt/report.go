@@ -1,0 +1,238 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/render"
+	"github.com/hieropt/hieropt/search"
+	"github.com/hieropt/hieropt/state"
+)
+
+type reportOptions struct {
+	Workload string `mapstructure:"workload"`
+	HW       string `mapstructure:"hw"`
+	Output   string `mapstructure:"output"`
+	Initial  string `mapstructure:"initial"`
+}
+
+// reportViolations is how many violations report prints of an invalid
+// plan (verify lists them all).
+const reportViolations = 5
+
+func newReportCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "report --workload W --hw P plan.json -o report.html [--initial initial.json]",
+		Short: "Write a self-contained HTML report of a plan",
+		Long: `report writes one HTML file about a plan that opens offline in any browser (no
+scripts, no fonts, nothing fetched from the network):
+
+  summary      costs (initial, final, reduction), the max-live lower bound,
+               per level: capacity, peak bytes, reads, writes, transfers,
+               traffic, time and share of the cost, for both plans
+  diagrams     the time-space diagrams of the initial and the final plan
+               side by side (hover a rectangle for its block)
+  time         the cost per timestep stacked by level (where the time goes),
+               and the most expensive timesteps
+  occupancy    the bytes busy in each level over time, capacity marked
+  blocks       the 20 most expensive blocks
+  transfers    every transfer (the first 500)
+  settings     planner, cost model, settings and versions
+
+The initial plan is the one given by --initial, else the initializer's plan,
+re-planned here. Both plans are checked against FORMATS.md first: an invalid
+plan is not reported on (exit 1, the first violations on stderr; run verify
+for all); a plan for another workload or profile is bad input (exit 2).
+'optimize --report FILE' writes the same report for the plan it makes.`,
+		Example: `  hieropt report --workload resnet50-int8 --hw ethos-u55 plan.json -o report.html
+  hieropt report --workload net.json --hw npu.yaml optimized.json --initial initial.json -o report.html`,
+		Args: exactArgs(1),
+	}
+	f := cmd.Flags()
+	f.String("workload", "", "workload: a JSON file, - for stdin, or a built-in name")
+	f.String("hw", "", "hardware profile: a YAML file or a built-in name")
+	f.StringP("output", "o", "", "write the report to this file (- for stdout)")
+	f.String("initial", "", "the plan to compare with (default: the initializer's plan)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		var o reportOptions
+		if err := bindSettings(cmd, &o); err != nil {
+			return err
+		}
+		return a.report(&o, args[0])
+	}
+	return cmd
+}
+
+func (a *app) report(o *reportOptions, planArg string) error {
+	if o.Output == "" {
+		return usageErrorf("-o is required: the report's file (- for stdout)")
+	}
+	stdin := 0
+	for _, s := range []string{o.Workload, o.HW, planArg, o.Initial} {
+		if s == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return usageErrorf("only one input can read stdin")
+	}
+	p, err := a.loadProblem(o.Workload, o.HW)
+	if err != nil {
+		return err
+	}
+	pl, lay, err := a.reportPlan(p, planArg)
+	if err != nil {
+		return err
+	}
+	model, ok := costmodel.Lookup(cmp.Or(pl.CostModel, costmodel.Default))
+	if !ok { // plan.Validate has checked it
+		return internalErrorf("cost model %q", pl.CostModel)
+	}
+	settings := [][2]string{{"plan", planArg}}
+	var initial *state.Layout
+	if o.Initial != "" {
+		_, initial, err = a.reportPlan(p, o.Initial)
+		if err != nil {
+			return err
+		}
+		settings = append(settings, [2]string{"initial plan", o.Initial})
+	} else {
+		settings = append(settings, [2]string{"initial plan", "the initializer's, re-planned"})
+	}
+	settings = append(settings,
+		[2]string{"cost.initial (as stated)", strconv.FormatFloat(pl.Cost.Initial, 'f', -1, 64)},
+		[2]string{"cost.final (as stated)", strconv.FormatFloat(pl.Cost.Final, 'f', -1, 64)})
+	return a.writeReport(o.Output, p, initial, lay, model, pl.Planner, settings)
+}
+
+// reportPlan reads a plan and checks it against the problem: it returns
+// the plan and its layout, or an input error (exit 2), or, for a plan that
+// breaks rules, its first violations on stderr and exit 1.
+func (a *app) reportPlan(p *state.Problem, path string) (*plan.Plan, *state.Layout, error) {
+	var pl *plan.Plan
+	var err error
+	if path == "-" {
+		data, rerr := io.ReadAll(a.stdin)
+		if rerr != nil {
+			return nil, nil, &inputerr.Error{Doc: plan.DocName("-"), Rule: "cannot read stdin: " + rerr.Error()}
+		}
+		pl, err = plan.Parse("-", data)
+	} else {
+		pl, err = plan.ReadFile(path)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := plan.Validate(p, pl, plan.DocName(path))
+	if err != nil {
+		return nil, nil, err
+	}
+	if !res.Valid() {
+		n := len(res.Violations) + res.Omitted
+		for i, v := range res.Violations {
+			if i == reportViolations {
+				fmt.Fprintf(a.stderr, "... and %d more violations (run 'hieropt verify' for all)\n", n-i)
+				break
+			}
+			fmt.Fprintln(a.stderr, v)
+		}
+		return nil, nil, failed(fmt.Errorf("%s is invalid: %d violations; no report written", path, n))
+	}
+	return pl, res.Layout, nil
+}
+
+// writeReport writes the HTML report of final (and initial, the plan to
+// compare with; nil re-runs the initializer) to path atomically ("-" for
+// stdout). settings are name/value pairs shown as given (see
+// reportSearchSettings).
+func (a *app) writeReport(path string, p *state.Problem, initial, final *state.Layout, model costmodel.Model, planner string, settings [][2]string) error {
+	if initial == nil {
+		initial = state.NewLayout(p.Blocks())
+		if _, err := actions.NewInitializer(p).Run(initial, 0); err != nil {
+			return fmt.Errorf("the initializer's plan for the report: %w", err)
+		}
+	}
+	r := &render.Report{
+		Problem:  p,
+		Model:    model,
+		Initial:  initial,
+		Final:    final,
+		Planner:  planner,
+		Settings: settings,
+		Version:  version(),
+	}
+	return a.writeOutput(path, func(w io.Writer) error {
+		if err := render.WriteReport(w, r); err != nil {
+			return internalErrorf("writing the report: %v", err)
+		}
+		return nil
+	})
+}
+
+// reportSearchSettings lists a search's settings, outcome and statistics
+// for the report (as the summary prints them). r may be nil (no search);
+// elapsed is the whole run's time, 0 to leave it out.
+func reportSearchSettings(s *search.Settings, r *search.Result, elapsed time.Duration) [][2]string {
+	var out [][2]string
+	add := func(k, v string) { out = append(out, [2]string{k, v}) }
+	if s != nil {
+		if s.Segments != nil {
+			add("segments", s.Segments.Name())
+		}
+		beam := strconv.Itoa(s.Beam)
+		if s.Beam < 0 {
+			beam = "unbounded"
+		}
+		add("beam", beam)
+		add("actions", s.Actions.String())
+		add("max-candidates", strconv.Itoa(s.MaxCandidates))
+		add("rounds", strconv.Itoa(s.Rounds))
+		add("horizon", strconv.Itoa(s.Horizon))
+		add("initial-only", strconv.FormatBool(s.InitialOnly))
+		tl := "none"
+		if s.TimeLimit > 0 {
+			tl = s.TimeLimit.String()
+		}
+		add("time-limit", tl)
+		jobs := "all cores"
+		if s.Workers > 0 {
+			jobs = strconv.Itoa(s.Workers)
+		}
+		add("jobs", jobs)
+		if s.CostModel != nil {
+			add("cost-model", s.CostModel.Name())
+		}
+	}
+	if r != nil {
+		st := r.Stats
+		add("status", r.Status.String())
+		add("start", fmt.Sprintf("the initializer in %s order (%s)", st.Start, fmtCost(st.StartCost)))
+		add("timesteps visited", strconv.Itoa(st.Timesteps))
+		add("timesteps skipped", strconv.Itoa(st.Skipped))
+		add("segments committed", strconv.Itoa(st.Commits))
+		var acts []string
+		for k := actions.Kind(0); k < actions.NumKinds; k++ {
+			if s == nil || s.Actions[k] {
+				acts = append(acts, fmt.Sprintf("%s %d/%d/%d", k, st.Tried[k], st.Succeeded[k], st.Committed[k]))
+			}
+		}
+		add("actions tried/candidates/committed", strings.Join(acts, ", "))
+		add("re-plans", fmt.Sprintf("%d (%d timesteps re-planned)", st.Replans, st.ReplanSteps))
+		add("initializer time", st.InitTime.Round(time.Microsecond).String())
+		add("search time", st.SearchTime.Round(time.Microsecond).String())
+	}
+	if elapsed > 0 {
+		add("total time", elapsed.Round(time.Microsecond).String())
+	}
+	return out
+}

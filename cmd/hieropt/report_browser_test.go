@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/gen"
+	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/render"
+	"github.com/hieropt/hieropt/search"
+	"github.com/hieropt/hieropt/state"
+)
+
+// chromiumPath finds headless Chromium, or skips the test (fails it when
+// HIEROPT_REQUIRE_BROWSER=1, as CI sets).
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if st, err := os.Stat("/usr/bin/chromium"); err == nil && !st.IsDir() {
+		return "/usr/bin/chromium"
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("HIEROPT_REQUIRE_BROWSER") == "1" {
+		t.Fatal("chromium not found (HIEROPT_REQUIRE_BROWSER=1): install the Debian package chromium")
+	}
+	t.Skip("chromium not found: install the Debian package chromium to run the browser test")
+	return ""
+}
+
+// pageFacts is what the browser saw of a report.
+type pageFacts struct {
+	Placements int      `json:"placements"` // #diagrams svg rect.pl
+	Drawn      int      `json:"drawn"`      // of those, with a non-empty box on the page
+	Panels     int      `json:"panels"`     // #diagrams g.panel
+	Diagrams   int      `json:"diagrams"`   // #diagrams g.diagram
+	Titles     []string `json:"titles"`     // each diagram's title
+	Sections   []string `json:"sections"`   // ids of the report's sections found
+	Differ     bool     `json:"differ"`     // the two diagrams' rectangles differ
+	Moved      int      `json:"moved"`      // rectangles of one diagram not in the other
+	Bars       int      `json:"bars"`       // #time g.r-bar
+	Occupancy  int      `json:"occupancy"`  // #occupancy svg
+	Width      int      `json:"width"`
+	Height     int      `json:"height"`
+}
+
+// factsJS reads pageFacts. A diagram's rectangles are compared relative to
+// the leftmost one, since the second diagram is drawn to the right of the
+// first.
+const factsJS = `(() => {
+  const q = s => Array.from(document.querySelectorAll(s));
+  const diagrams = q('#diagrams g.diagram');
+  const sig = g => {
+    const rs = Array.from(g.querySelectorAll('rect.pl'));
+    let x0 = Infinity;
+    for (const r of rs) x0 = Math.min(x0, r.x.baseVal.value);
+    return rs.map(r => [r.x.baseVal.value - x0, r.y.baseVal.value, r.width.baseVal.value, r.height.baseVal.value]
+      .map(v => v.toFixed(2)).join(','));
+  };
+  let differ = false, moved = 0;
+  if (diagrams.length === 2) {
+    const a = sig(diagrams[0]), b = new Set(sig(diagrams[1]));
+    const sa = new Set(a);
+    for (const s of a) if (!b.has(s)) moved++;
+    differ = moved > 0 || sa.size !== b.size;
+  }
+  const drawn = q('#diagrams svg rect.pl').filter(r => {
+    const b = r.getBoundingClientRect();
+    return b.width > 0 && b.height > 0;
+  }).length;
+  return {
+    placements: q('#diagrams svg rect.pl').length,
+    drawn: drawn,
+    panels: q('#diagrams g.panel').length,
+    diagrams: diagrams.length,
+    titles: diagrams.map(d => (d.querySelector('text') || {textContent: ''}).textContent),
+    sections: q('section[id]').map(s => s.id),
+    differ: differ,
+    moved: moved,
+    bars: q('#time g.r-bar').length,
+    occupancy: q('#occupancy svg').length,
+    width: document.documentElement.scrollWidth,
+    height: document.documentElement.scrollHeight,
+  };
+})()`
+
+// browse opens file in headless Chromium and returns what it saw, the
+// console errors, a full-page screenshot (PNG) and how long loading and
+// checking took.
+func browse(t *testing.T, ctx context.Context, file string) (pageFacts, []string, []byte, time.Duration) {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-default-apps", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1700, 1000),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+
+	var mu sync.Mutex
+	var problems []string
+	report := func(format string, args ...any) {
+		mu.Lock()
+		problems = append(problems, fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}
+	start := time.Now()
+	require.NoError(t, chromedp.Listen(bctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+				var parts []string
+				for _, a := range ev.Args {
+					parts = append(parts, strings.Trim(string(a.Value), `"`)+a.Description)
+				}
+				report("console.%s: %s", ev.Type, strings.Join(parts, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			report("exception: %s", ev.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			if ev.Entry.Level == log.EntryLevelError {
+				report("log %s: %s (%s)", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
+			}
+		}
+	}), "starting chromium")
+	launched := time.Since(start)
+	u := (&url.URL{Scheme: "file", Path: file}).String()
+	loadStart := time.Now()
+	require.NoError(t, chromedp.Do(bctx, chromedp.Navigate(u), chromedp.WaitReady("#settings")), "loading %s", u)
+	facts, err := chromedp.Run(bctx, chromedp.Evaluate[pageFacts](factsJS))
+	require.NoError(t, err)
+	took := time.Since(loadStart)
+	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	require.NoError(t, err)
+	t.Logf("chromium: started in %s; loaded and checked %s in %s; page %dx%d px", launched.Round(time.Millisecond),
+		filepath.Base(file), took.Round(time.Millisecond), facts.Width, facts.Height)
+	mu.Lock()
+	defer mu.Unlock()
+	return facts, append([]string(nil), problems...), shot, took
+}
+
+// saveScreenshot writes a screenshot to $HIEROPT_SCREENSHOT_DIR, or to the
+// temporary directory.
+func saveScreenshot(t *testing.T, name string, png []byte) {
+	t.Helper()
+	require.True(t, bytes.HasPrefix(png, []byte("\x89PNG")), "a PNG screenshot")
+	dir := os.Getenv("HIEROPT_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	path := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(path, png, 0o644))
+	t.Logf("screenshot: %s (%d bytes)", path, len(png))
+}
+
+func placementCount(p *state.Problem, lays ...*state.Layout) int {
+	n := 0
+	for _, lay := range lays {
+		n += len(plan.FromLayout(p, lay).Placements)
+	}
+	return n
+}
+
+// TestReportInBrowser: the report of resnet50-int8 on the Ethos-U55
+// (initializer vs search) opens in headless Chromium with no error, draws
+// every placement of both plans in four panels, and the two diagrams
+// differ where the search moved blocks.
+func TestReportInBrowser(t *testing.T) {
+	chromiumPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	a := &app{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	p, err := a.loadProblem("resnet50-int8", "ethos-u55")
+	require.NoError(t, err)
+	ini := state.NewLayout(p.Blocks())
+	_, err = actions.NewInitializer(p).Run(ini, 0)
+	require.NoError(t, err)
+	o := searchOptions{CostModel: costmodel.Default, Segments: "auto", Beam: search.DefaultBeam, Actions: "move,swap,reuse,evict",
+		MaxCandidates: search.DefaultMaxCandidates, Rounds: search.DefaultRounds, Horizon: search.DefaultHorizon}
+	s, err := o.settings()
+	require.NoError(t, err)
+	start := time.Now()
+	res, err := search.RunProblem(ctx, p, s)
+	require.NoError(t, err)
+	require.False(t, ini.Equal(res.Layout), "the search moves blocks")
+	file := filepath.Join(t.TempDir(), "report.html")
+	require.NoError(t, a.writeReport(file, p, ini, res.Layout, s.CostModel, describe(s), reportSearchSettings(s, res, time.Since(start))))
+	info, err := os.Stat(file)
+	require.NoError(t, err)
+	t.Logf("resnet50-int8 on ethos-u55: report %d bytes (%.0f KiB)", info.Size(), float64(info.Size())/1024)
+
+	facts, problems, shot, _ := browse(t, ctx, file)
+	assert.Empty(t, problems, "console errors")
+	want := placementCount(p, ini, res.Layout)
+	assert.Equal(t, want, facts.Placements, "a rect.pl per placement of both plans")
+	assert.Equal(t, want, facts.Drawn, "every rect.pl has a box on the page")
+	assert.Equal(t, 2*p.Levels(), facts.Panels, "a panel per level per diagram")
+	assert.Equal(t, 2, facts.Diagrams)
+	if assert.Len(t, facts.Titles, 2) {
+		assert.Contains(t, facts.Titles[0], "initial")
+		assert.Contains(t, facts.Titles[1], "final")
+	}
+	assert.Equal(t, render.ReportSections, facts.Sections)
+	assert.True(t, facts.Differ, "the before and after diagrams differ")
+	assert.Positive(t, facts.Moved)
+	assert.Equal(t, p.Prog.Timesteps(), facts.Bars)
+	assert.Equal(t, p.Levels(), facts.Occupancy)
+	t.Logf("%d placements drawn, %d rectangles of the initial plan not in the final one", facts.Placements, facts.Moved)
+	saveScreenshot(t, "hieropt-report.png", shot)
+}
+
+// TestReportInBrowserLong: a generated program of 2,000 ops on the H100
+// (the initializer's plan alone) renders with every placement drawn.
+func TestReportInBrowserLong(t *testing.T) {
+	chromiumPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	prog, err := gen.Generate(gen.Options{Ops: 2000, Seed: 1})
+	require.NoError(t, err)
+	a := &app{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	prof, err := a.loadProfile("h100-sm")
+	require.NoError(t, err)
+	p, err := bindProblem(prog, prof, "gen")
+	require.NoError(t, err)
+	lay := state.NewLayout(p.Blocks())
+	_, err = actions.NewInitializer(p).Run(lay, 0)
+	require.NoError(t, err)
+	model, _ := costmodel.Lookup(costmodel.Default)
+	file := filepath.Join(t.TempDir(), "report-2000.html")
+	require.NoError(t, a.writeReport(file, p, lay, lay, model, "initializer", reportSearchSettings(nil, nil, 0)))
+	info, err := os.Stat(file)
+	require.NoError(t, err)
+	t.Logf("2,000 ops on h100-sm: report %d bytes (%.1f MiB)", info.Size(), float64(info.Size())/(1<<20))
+
+	facts, problems, shot, took := browse(t, ctx, file)
+	assert.Empty(t, problems, "console errors")
+	want := placementCount(p, lay)
+	assert.Equal(t, want, facts.Placements)
+	assert.Equal(t, want, facts.Drawn)
+	assert.Equal(t, p.Levels(), facts.Panels, "one diagram: the plans are the same")
+	assert.Equal(t, 1, facts.Diagrams)
+	assert.Equal(t, render.ReportSections, facts.Sections)
+	assert.Equal(t, render.ReportMaxBars, facts.Bars)
+	t.Logf("2,000 ops: %d placements drawn; Chromium loaded and checked it in %s", facts.Placements, took.Round(time.Millisecond))
+	saveScreenshot(t, "hieropt-report-2000.png", shot)
+}
+
+// runReport runs `hieropt report args...`: through runCLI once the command
+// is registered in root.go, else through a root that holds only it.
+func runReport(t *testing.T, args ...string) result {
+	t.Helper()
+	if c, _, err := newRootCmd(nil, io.Discard, io.Discard).Find([]string{"report"}); err == nil && c.Name() == "report" {
+		return runCLI(t, "", append([]string{"report"}, args...)...)
+	}
+	var out, errb bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	root := &cobra.Command{Use: "hieropt", SilenceUsage: true, SilenceErrors: true}
+	root.PersistentFlags().String("config", "", "")
+	root.AddCommand(newReportCmd(a))
+	root.SetArgs(append([]string{"report"}, args...))
+	err := root.Execute()
+	if err != nil {
+		fmt.Fprintf(&errb, "hieropt: %s\n", oneLine(err.Error()))
+	}
+	return result{exitCode(err), out.String(), errb.String()}
+}
+
+// TestReportCommand: report writes a valid plan's report (the initial plan
+// re-planned or given), refuses an invalid plan (exit 1, its first
+// violations, no file) and a plan for another profile (exit 2).
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	hwFile := repo("testdata", "hw", "two-level-5k.yaml")
+	planFile, initFile := filepath.Join(dir, "plan.json"), filepath.Join(dir, "initial.json")
+	r := runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", hwFile, "-q", "-o", planFile)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	r = runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", hwFile, "-q", "--no-search", "-o", initFile)
+	require.Equal(t, exitOK, r.code, r.stderr)
+
+	out := filepath.Join(dir, "report.html")
+	r = runReport(t, "--workload", "seed000-example", "--hw", hwFile, planFile, "-o", out)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	doc := string(data)
+	for _, id := range render.ReportSections {
+		assert.Contains(t, doc, `<section id="`+id+`">`)
+	}
+	assert.Contains(t, doc, "the initializer&#39;s, re-planned")
+	assert.Contains(t, doc, "seed000-example")
+
+	withInit := filepath.Join(dir, "report2.html")
+	r = runReport(t, "--workload", "seed000-example", "--hw", hwFile, planFile, "--initial", initFile, "-o", withInit)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	data2, err := os.ReadFile(withInit)
+	require.NoError(t, err)
+	assert.Contains(t, string(data2), filepath.Base(initFile))
+	// The initializer's plan given or re-planned: the same report but for
+	// the settings that say where it came from.
+	cut := func(s string) string { return s[:strings.Index(s, `<section id="settings">`)] }
+	assert.Equal(t, cut(doc), cut(string(data2)))
+
+	// An invalid plan: exit 1, violations on stderr, nothing written.
+	good, err := os.ReadFile(initFile)
+	require.NoError(t, err)
+	bad := strings.Replace(string(good), `"final": `, `"final": 1`, 1)
+	require.NotEqual(t, string(good), bad)
+	badFile := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(badFile, []byte(bad), 0o644))
+	none := filepath.Join(dir, "none.html")
+	r = runReport(t, "--workload", "seed000-example", "--hw", hwFile, badFile, "-o", none)
+	assert.Equal(t, exitFailed, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "rule 6: cost.final")
+	assert.Contains(t, r.stderr, "is invalid")
+	assert.NoFileExists(t, none)
+	r = runReport(t, "--workload", "seed000-example", "--hw", hwFile, planFile, "--initial", badFile, "-o", none)
+	assert.Equal(t, exitFailed, r.code, r.stderr)
+	assert.NoFileExists(t, none)
+
+	// A plan for another profile, a missing -o: bad input.
+	r = runReport(t, "--workload", "seed000-example", "--hw", repo("testdata", "hw", "one-level-8k.yaml"), planFile, "-o", none)
+	assert.Equal(t, exitInput, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "plan is for hardware profile")
+	r = runReport(t, "--workload", "seed000-example", "--hw", hwFile, planFile)
+	assert.Equal(t, exitInput, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "-o is required")
+	assert.NoFileExists(t, none)
+}
