@@ -33,3 +33,21 @@ func TestImportONNX(t *testing.T) {
 	assert.Equal(t, exitInput, r.code)
 	assert.NoFileExists(t, filepath.Join(dir, "x.json"))
 }
+
+func TestSeedPlanners(t *testing.T) {
+	dir := t.TempDir()
+	hw := repo("testdata", "hw", "one-level-8k.yaml")
+	for _, c := range []struct{ name, arena string }{{"seed000", "5120"}, {"seed001", "7168"}, {"seed004", "5120"}} {
+		out := filepath.Join(dir, c.name+".json")
+		r := runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", hw, "--initializer", c.name, "-o", out)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Contains(t, r.stderr, "planner    "+c.name+": arena of "+c.arena+" B in level MEM")
+		verifyPlan(t, "seed000-example", hw, out)
+	}
+	r := runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", hw, "--initializer", "nope")
+	assert.Equal(t, exitInput, r.code)
+	// mobilenet_v2-fp32 fits k210's 24 MiB in all, but not in one level.
+	r = runCLI(t, "", "optimize", "--workload", "mobilenet_v2-fp32", "--hw", "k210", "--initializer", "seed001")
+	assert.Equal(t, exitFailed, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "hieropt: planner seed001 needs an arena larger than every level")
+}

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/arena"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/render"
@@ -49,6 +50,7 @@ type searchOptions struct {
 	Jobs          int           `mapstructure:"jobs"`
 	Check         bool          `mapstructure:"check"`
 	InitialOnly   bool          `mapstructure:"initial-only"`
+	Initializer   string        `mapstructure:"initializer"`
 	Rounds        int           `mapstructure:"rounds"`
 	Horizon       int           `mapstructure:"horizon"`
 }
@@ -63,10 +65,16 @@ func searchFlags(f *pflag.FlagSet) {
 	f.Duration("time-limit", 0, "stop the search after this long and keep the best plan so far (e.g. 30s); 0 = none")
 	f.IntP("jobs", "j", 0, "goroutines evaluating candidates; 0 = all cores (the plan does not depend on it)")
 	f.Bool("check", false, "check the search's invariants after every commit (slow; for debugging)")
+	f.String("initializer", "seed003", "seed003 (rules 1-5, then the search), or a seed's single-level planner as a baseline, without search: "+strings.Join(arena.Names(), ", "))
 	f.Bool("initial-only", false, "start the search from the initializer's plan only, as the seed does (by default it also tries the initializer in kind order)")
 	f.Int("rounds", search.DefaultRounds, "most actions one state may take at one timestep")
 	f.Int("horizon", search.DefaultHorizon, "act only on blocks that die within this many timesteps; -1 = unbounded")
 	f.String("cost-model", costmodel.Default, "cost model to price plans with (registered: "+strings.Join(costmodel.Names(), ", ")+")")
+}
+
+// searched reports whether the options run the search.
+func (o *searchOptions) searched() bool {
+	return !o.NoSearch && (o.Initializer == "" || o.Initializer == "seed003")
 }
 
 // settings turns the flags into search settings.
@@ -231,9 +239,10 @@ func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 	}
 	if !o.Quiet {
 		sm := &summary{p: p, lay: res.Layout, model: s.CostModel, plan: pl, output: o.Output, elapsed: elapsed, planner: planner}
-		if o.NoSearch {
+		switch {
+		case o.NoSearch:
 			sm.planner = "initializer (--no-search)"
-		} else {
+		case o.searched():
 			sm.search = res
 			sm.settings = s
 		}
@@ -241,7 +250,7 @@ func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 	}
 	if o.Report != "" {
 		var settings [][2]string
-		if !o.NoSearch {
+		if o.searched() {
 			settings = reportSearchSettings(s, res, elapsed)
 		}
 		if err := a.writeReport(o.Report, p, nil, res.Layout, s.CostModel, planner, settings); err != nil {
@@ -261,6 +270,25 @@ func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 
 // plan runs the initializer, and the search unless --no-search.
 func (a *app) plan(ctx context.Context, p *state.Problem, o *optimizeOptions, s *search.Settings) (*search.Result, string, error) {
+	if o.Initializer != "" && o.Initializer != "seed003" {
+		// A seed's single-level planner: its arena in the fastest level
+		// that holds it. The search re-plans with seed 003's initializer,
+		// so it does not start from these: they are baselines.
+		pl, ok := arena.Lookup(o.Initializer)
+		if !ok {
+			return nil, "", usageErrorf("--initializer %q is not known (known: seed003, %s)", o.Initializer, strings.Join(arena.Names(), ", "))
+		}
+		lay, l, peak, err := arena.Place(p, pl)
+		if err != nil {
+			return nil, "", failed(err)
+		}
+		init := state.NewLayout(p.Blocks())
+		if _, err := actions.NewInitializer(p).Run(init, 0); err != nil {
+			return nil, "", err
+		}
+		return &search.Result{Layout: lay, InitialCost: costmodel.Total(s.CostModel, p, init), Cost: costmodel.Total(s.CostModel, p, lay)},
+			fmt.Sprintf("%s: arena of %d B in level %s", pl.Name(), peak, p.HW.Levels[l].Name), nil
+	}
 	if o.NoSearch {
 		lay := state.NewLayout(p.Blocks())
 		if _, err := actions.NewInitializer(p).Run(lay, 0); err != nil {

@@ -99,6 +99,9 @@ func fmtReduction(initial, final float64) string {
 	if initial == 0 {
 		return "no change"
 	}
+	if final > initial {
+		return fmt.Sprintf("%.2f%% more", 100*(final-initial)/initial)
+	}
 	return fmt.Sprintf("%.2f%% less", 100*(initial-final)/initial)
 }
 

@@ -1,0 +1,171 @@
+// Package arena holds single-level planners: they give every block an
+// offset in one arena (one memory level) for its whole life, and the
+// arena's peak is the plan's memory need. They are the planners of the
+// seed documents other than seed 003, kept as named strategies for
+// comparison and as baselines:
+//
+//   - seed000: lifetime best-fit (seed 000). Walk the ops; blocks whose life
+//     ended are freed (free space merged, sorted by offset); each new block
+//     takes the smallest free space that holds it; if none does, the free
+//     space at the arena's end grows by the shortfall (or the block goes at
+//     the end).
+//   - seed001: shared block identifiers (seed 001). Each new block takes an
+//     idle identifier (the smallest that is large enough, else the largest,
+//     which grows) or a new one; a block's identifier goes idle when it
+//     dies. An identifier's slot is as large as the largest block it ever
+//     holds; slots are laid out one after another.
+//   - seed004: greedy by size (seed 004, as TFLite's planner). Blocks,
+//     largest first, each go into the smallest gap between the already
+//     placed blocks whose lifetimes overlap it, or on top of them.
+//
+// A planner works on intervals (inclusive first/last timesteps and a
+// footprint); Place turns an arena into a plan in the fastest level of a
+// profile that holds it.
+package arena
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/hieropt/hieropt/state"
+)
+
+// Interval is one block to place: alive during [First, Last] (inclusive),
+// Size bytes (its footprint), at offsets that are multiples of Align.
+type Interval struct {
+	First, Last int
+	Size, Align int64
+}
+
+// Planner gives each interval an offset; intervals alive at a common
+// timestep never overlap.
+type Planner interface {
+	Name() string
+	Doc() string
+	// Offsets returns one offset per interval, in input order.
+	Offsets(iv []Interval) []int64
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Planner{}
+)
+
+// Register adds a planner; a duplicate or empty name is an error.
+func Register(p Planner) error {
+	mu.Lock()
+	defer mu.Unlock()
+	if p.Name() == "" {
+		return fmt.Errorf("arena: planner with an empty name")
+	}
+	if _, dup := registry[p.Name()]; dup {
+		return fmt.Errorf("arena: planner %q registered twice", p.Name())
+	}
+	registry[p.Name()] = p
+	return nil
+}
+
+// Lookup returns the planner registered under name.
+func Lookup(name string) (Planner, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	p, ok := registry[name]
+	return p, ok
+}
+
+// Names returns the registered planners, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	var out []string
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func init() {
+	for _, p := range []Planner{Seed000{}, Seed001{}, Seed004{}} {
+		if err := Register(p); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// Peak returns the arena size the offsets need.
+func Peak(iv []Interval, off []int64) int64 {
+	var peak int64
+	for i := range iv {
+		peak = max(peak, off[i]+iv[i].Size)
+	}
+	return peak
+}
+
+// Check reports the first pair of intervals alive at a common timestep
+// whose ranges overlap, or a misaligned offset.
+func Check(iv []Interval, off []int64) error {
+	idx := make([]int, len(iv))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return iv[idx[a]].First < iv[idx[b]].First })
+	for x, i := range idx {
+		if iv[i].Align > 0 && off[i]%iv[i].Align != 0 {
+			return fmt.Errorf("interval %d at %d is not aligned to %d", i, off[i], iv[i].Align)
+		}
+		for _, j := range idx[x+1:] {
+			if iv[j].First > iv[i].Last {
+				break
+			}
+			if off[i] < off[j]+iv[j].Size && off[j] < off[i]+iv[i].Size {
+				return fmt.Errorf("intervals %d [%d,%d] at [%d,%d) and %d [%d,%d] at [%d,%d) overlap",
+					i, iv[i].First, iv[i].Last, off[i], off[i]+iv[i].Size, j, iv[j].First, iv[j].Last, off[j], off[j]+iv[j].Size)
+			}
+		}
+	}
+	return nil
+}
+
+// Intervals returns the blocks of p as intervals with their footprints and
+// alignments in level l.
+func Intervals(p *state.Problem, l int) []Interval {
+	out := make([]Interval, p.Blocks())
+	for b := range out {
+		blk := p.Block(b)
+		out[b] = Interval{First: blk.First, Last: blk.Last, Size: p.Foot(b, l), Align: p.Align(b, l)}
+	}
+	return out
+}
+
+// Place plans p with a single-level planner: it puts the whole arena in
+// the fastest level that holds it (the arena is planned with that level's
+// footprints and alignments), and reports the level and the peak. It fails
+// if no level holds the arena, or if a block is pinned to a level other
+// than the chosen one.
+func Place(p *state.Problem, pl Planner) (*state.Layout, int, int64, error) {
+	var sizes []string
+	for l := 0; l < p.Levels(); l++ {
+		iv := Intervals(p, l)
+		off := pl.Offsets(iv)
+		peak := Peak(iv, off)
+		if peak > p.HW.Levels[l].Capacity {
+			sizes = append(sizes, fmt.Sprintf("%s %d B", p.HW.Levels[l].Name, p.HW.Levels[l].Capacity))
+			continue
+		}
+		for b := 0; b < p.Blocks(); b++ {
+			if pin := p.Pin(b); pin != state.NoPin && pin != l {
+				return nil, 0, 0, fmt.Errorf("planner %s puts every block in level %s, but block %q is pinned to %s",
+					pl.Name(), p.HW.Levels[l].Name, p.Block(b).Name, p.HW.Levels[pin].Name)
+			}
+		}
+		lay := state.NewLayout(p.Blocks())
+		for b := range off {
+			lay.SetFirst(b, state.Seg{From: int32(p.Block(b).First), Level: int32(l), Offset: off[b]})
+		}
+		return lay, l, peak, nil
+	}
+	return nil, 0, 0, fmt.Errorf("planner %s needs an arena larger than every level (%s)", pl.Name(), strings.Join(sizes, ", "))
+}
