@@ -62,6 +62,8 @@ usage; 3 internal error.`,
 		newGenCmd(a),
 		newRenderCmd(a),
 		newReportCmd(a),
+		newBoundsCmd(a),
+		newCompareCmd(a),
 		newImportCmd(a),
 	)
 	for _, c := range root.Commands() {

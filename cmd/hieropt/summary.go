@@ -49,6 +49,7 @@ func (s *summary) write(w io.Writer) {
 	for _, lv := range p.HW.Levels {
 		width = max(width, len(lv.Name))
 	}
+	fmt.Fprintf(w, "bound      %s\n", boundLine(p, s.model, s.plan.Cost.Final))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-*s\tcapacity\tpeak\tpeak %%\treads\twrites\tmoved in\tmoved out\ttraffic\ttime\ttime %%\t\n", width, "level")
 	for l, lv := range p.HW.Levels {

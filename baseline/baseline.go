@@ -1,0 +1,159 @@
+// Package baseline holds the reference points a plan is compared with:
+// planning nothing (every block in the slowest level) and a hardware cache
+// (the "natural hit" prior art of seed 003: data lives in the slowest
+// level and an LRU cache the size of the fastest level keeps what was used
+// recently).
+package baseline
+
+import (
+	"container/list"
+	"fmt"
+
+	"github.com/hieropt/hieropt/arena"
+	"github.com/hieropt/hieropt/state"
+)
+
+// NoPlanning returns a plan with every block in the slowest level, packed
+// by greedy-by-size. It fails if a block is pinned elsewhere or the
+// blocks do not fit the slowest level.
+func NoPlanning(p *state.Problem) (*state.Layout, error) {
+	slow := p.Levels() - 1
+	for b := 0; b < p.Blocks(); b++ {
+		if pin := p.Pin(b); pin != state.NoPin && pin != slow {
+			return nil, fmt.Errorf("block %q is pinned to %s, not the slowest level", p.Block(b).Name, p.HW.Levels[pin].Name)
+		}
+	}
+	iv := arena.Intervals(p, slow)
+	off := arena.Seed004{}.Offsets(iv)
+	if peak := arena.Peak(iv, off); peak > p.HW.Levels[slow].Capacity {
+		return nil, fmt.Errorf("the blocks need %d B in %s, which holds %d B", peak, p.HW.Levels[slow].Name, p.HW.Levels[slow].Capacity)
+	}
+	lay := state.NewLayout(p.Blocks())
+	for b := range off {
+		lay.SetFirst(b, state.Seg{From: int32(p.Block(b).First), Level: int32(slow), Offset: off[b]})
+	}
+	return lay, nil
+}
+
+// CacheResult is what the cache simulation measured.
+type CacheResult struct {
+	Cost         float64
+	Hits, Misses int   // accesses
+	Writebacks   int   // dirty blocks written back on eviction
+	Bypassed     int   // accesses of blocks larger than the cache
+	FastBytes    int64 // bytes read from or written to the fast level (hits, fills, writes, writebacks)
+}
+
+type line struct {
+	b     int
+	dirty bool
+	size  int64
+}
+
+// Cache simulates the program with every block in the slowest level and
+// a block-granular, write-back, write-allocate LRU cache with the fastest
+// level's capacity in front of it, priced with the profile's latencies and
+// bandwidths as in the seed003 model:
+//
+//   - a read hit costs out(fast); a read miss costs out(slow) to fetch the
+//     block and in(fast) to fill the cache;
+//   - a write costs in(fast) (the block is allocated in the cache if
+//     absent) and makes the block dirty;
+//   - evicting a dirty block costs out(fast) + in(slow). A cache does not
+//     know when data is dead, so dead dirty blocks are written back too
+//     when they are evicted;
+//   - a block larger than the cache bypasses it: it is read from and
+//     written to the slowest level.
+//
+// Within a timestep the reads come before the writes. Constants start in
+// the slowest level (loaded before the run, free).
+func Cache(p *state.Problem) CacheResult {
+	fast, slow := &p.HW.Levels[0], &p.HW.Levels[p.Levels()-1]
+	var r CacheResult
+	if p.Levels() == 1 {
+		slow = fast
+	}
+	lru := list.New() // front = most recent
+	where := map[int]*list.Element{}
+	var used int64
+	capacity := fast.Capacity
+	evictFor := func(need int64) {
+		for used+need > capacity && lru.Len() > 0 {
+			e := lru.Back()
+			ln := e.Value.(*line)
+			if ln.dirty {
+				r.Cost += fast.Out.Time(ln.size) + slow.In.Time(ln.size)
+				r.Writebacks++
+				r.FastBytes += ln.size
+			}
+			used -= ln.size
+			delete(where, ln.b)
+			lru.Remove(e)
+		}
+	}
+	touch := func(b int, write bool) {
+		d := p.Block(b).Size
+		size := p.Foot(b, 0)
+		if size > capacity {
+			r.Bypassed++
+			if write {
+				r.Cost += slow.In.Time(d)
+			} else {
+				r.Cost += slow.Out.Time(d)
+			}
+			return
+		}
+		e, hit := where[b]
+		switch {
+		case hit:
+			lru.MoveToFront(e)
+		default:
+			evictFor(size)
+			e = lru.PushFront(&line{b: b, size: size})
+			where[b] = e
+			used += size
+		}
+		ln := e.Value.(*line)
+		if write {
+			r.Cost += fast.In.Time(d)
+			r.FastBytes += d
+			ln.dirty = true
+			if hit {
+				r.Hits++
+			} else {
+				r.Misses++
+			}
+			return
+		}
+		if hit {
+			r.Hits++
+			r.Cost += fast.Out.Time(d)
+			r.FastBytes += d
+			return
+		}
+		r.Misses++
+		r.Cost += slow.Out.Time(d) + fast.In.Time(d)
+		r.FastBytes += d
+	}
+	T := p.Prog.Timesteps()
+	reads := make([][]int, T)
+	writes := make([][]int, T)
+	for b := 0; b < p.Blocks(); b++ {
+		blk := p.Block(b)
+		for _, t := range blk.Reads {
+			reads[t] = append(reads[t], b)
+		}
+		for _, t := range blk.Writes {
+			writes[t] = append(writes[t], b)
+		}
+	}
+	for t := 0; t < T; t++ {
+		for _, b := range reads[t] {
+			touch(b, false)
+		}
+		for _, b := range writes[t] {
+			touch(b, true)
+		}
+	}
+	return r
+}

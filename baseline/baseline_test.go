@@ -1,0 +1,43 @@
+package baseline_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hieropt/hieropt/baseline"
+	"github.com/hieropt/hieropt/internal/testprog"
+)
+
+// TestCache walks a tiny program through the LRU cache. FAST holds 100 B
+// (in/out 1 + d/10), SLOW (in/out 10 + d):
+//
+//	t0: write a (60 B): allocated, in(FAST) = 1 + 6 = 7
+//	t1: write b (60 B): a (dirty) is evicted: out(FAST) + in(SLOW) = 7 + 70;
+//	    b written: 7
+//	t2: read a: miss: out(SLOW) 70 + fill in(FAST) 7; b (dirty) evicted: 77
+//	t3: read a: hit: out(FAST) 7
+//
+// total 7 + 77 + 7 + 77 + 77 + 7 = 252.
+func TestCache(t *testing.T) {
+	prog := testprog.New("p", 4).
+		Block("a", 60, "activation", 0, 3, testprog.Reads(2, 3)).
+		Block("b", 60, "activation", 1, 1, testprog.Reads()).
+		Program()
+	prof := testprog.Profile("hw",
+		testprog.Level{Name: "FAST", Capacity: 100, Align: 1, Latency: 1, Bandwidth: 10},
+		testprog.Level{Name: "SLOW", Capacity: 1000, Align: 1, Latency: 10, Bandwidth: 1})
+	p := testprog.Bind(prog, prof)
+	r := baseline.Cache(p)
+	assert.Equal(t, 252.0, r.Cost)
+	assert.Equal(t, 1, r.Hits)
+	assert.Equal(t, 3, r.Misses)
+	assert.Equal(t, 2, r.Writebacks)
+
+	lay, err := baseline.NoPlanning(p)
+	require.NoError(t, err)
+	for _, segs := range lay.Segs {
+		assert.Equal(t, int32(1), segs[0].Level)
+	}
+}

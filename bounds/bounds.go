@@ -1,0 +1,219 @@
+// Package bounds computes lower bounds on what any plan of a problem can
+// achieve, so that a plan can be judged against them.
+//
+// # Memory
+//
+// MaxLive is the most bytes live at one timestep. Spill[l] is the least
+// number of bytes that must sit below level l (in a slower level) at the
+// worst timestep: max over t of (live bytes at t - the capacity of levels
+// 0..l), or 0.
+//
+// # Cost
+//
+// A plan's cost is the cost of its accesses (reads and writes, each priced
+// by the level its block sits in at that timestep) plus its transfers,
+// which are never negative. At one timestep the blocks the op accesses sit
+// in some levels, and in each level their footprints fit its capacity. So
+// the cost of the accesses at t is at least the optimum of a small linear
+// program: split each accessed block fractionally over the levels it may
+// use, within the capacities, at the least access cost. Summed over the
+// timesteps, that is a lower bound on the cost of every plan. (A reusable
+// block that ends at t counts no bytes at t, since a block created there
+// may share its space: dropping a constraint only lowers the bound.) The
+// bound ignores that blocks persist between timesteps and that moving
+// them costs, so it is optimistic; where every accessed block can sit in
+// its cheapest level at every timestep, it is exact.
+package bounds
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize/convex/lp"
+
+	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/state"
+)
+
+// Bound is what Compute finds.
+type Bound struct {
+	MaxLive int64   // bytes (sizes, not footprints)
+	Spill   []int64 // per level: bytes that must sit below it at the worst timestep
+	Cost    float64 // lower bound on any plan's cost
+	PerStep []float64
+	// LPs counts the timesteps that needed a linear program (the others
+	// had room for every accessed block in its cheapest level).
+	LPs int
+}
+
+// Compute returns the bounds of p under cost model m.
+func Compute(p *state.Problem, m costmodel.Model) (*Bound, error) {
+	T := p.Prog.Timesteps()
+	L := p.Levels()
+	st := p.Prog.ComputeStats()
+	b := &Bound{MaxLive: st.MaxLive, Spill: make([]int64, L), PerStep: make([]float64, T)}
+	// Live bytes per timestep (smallest footprints), for the spill bound.
+	live := make([]int64, T+1)
+	for i := 0; i < p.Blocks(); i++ {
+		blk := p.Block(i)
+		f := int64(math.MaxInt64)
+		for l := 0; l < L; l++ {
+			if p.Allowed(i, l) {
+				f = min(f, p.Foot(i, l))
+			}
+		}
+		live[blk.First] += f
+		live[blk.Last+1] -= f
+	}
+	var cur int64
+	for t := 0; t < T; t++ {
+		cur += live[t]
+		var capacity int64
+		for l := 0; l < L; l++ {
+			capacity += p.HW.Levels[l].Capacity
+			b.Spill[l] = max(b.Spill[l], cur-capacity)
+		}
+	}
+	// Access costs per timestep.
+	costs := accessCosts(p, m)
+	for t := 0; t < T; t++ {
+		c, usedLP, err := stepBound(p, t, costs)
+		if err != nil {
+			return nil, fmt.Errorf("bounds: timestep %d: %w", t, err)
+		}
+		if usedLP {
+			b.LPs++
+		}
+		b.PerStep[t] = c
+		b.Cost += c
+	}
+	return b, nil
+}
+
+// accessCosts returns, per block and level, the cost of the block's
+// accesses at each timestep if it sat in that level: cost[b][l] maps
+// timestep -> cost. Computed with the model's charges on a one-level
+// layout, so any registered model works.
+func accessCosts(p *state.Problem, m costmodel.Model) [][]map[int]float64 {
+	out := make([][]map[int]float64, p.Blocks())
+	for b := range out {
+		out[b] = make([]map[int]float64, p.Levels())
+		for l := 0; l < p.Levels(); l++ {
+			if !p.Allowed(b, l) {
+				continue
+			}
+			mt := map[int]float64{}
+			m.Charges(p, b, []state.Seg{{From: int32(p.Block(b).First), Level: int32(l)}}, func(c costmodel.Charge) {
+				if c.Kind == costmodel.Read || c.Kind == costmodel.Write {
+					mt[c.Timestep] += c.Time
+				}
+			})
+			out[b][l] = mt
+		}
+	}
+	return out
+}
+
+// stepBound solves timestep t's linear program (or finds it trivial).
+func stepBound(p *state.Problem, t int, costs [][]map[int]float64) (float64, bool, error) {
+	L := p.Levels()
+	blocks := p.Prog.Accessed(t)
+	if len(blocks) == 0 {
+		return 0, false, nil
+	}
+	// Footprint a block takes from level l's capacity at t.
+	takes := func(b, l int) int64 {
+		blk := p.Block(b)
+		if blk.Reusable && blk.Last == t {
+			return 0
+		}
+		return p.Foot(b, l)
+	}
+	// The trivial case: every block in its cheapest level fits.
+	var sum float64
+	use := make([]int64, L)
+	for _, bi := range blocks {
+		b := int(bi)
+		best, bl := math.Inf(1), -1
+		for l := 0; l < L; l++ {
+			if costs[b][l] == nil {
+				continue
+			}
+			if c := costs[b][l][t]; c < best {
+				best, bl = c, l
+			}
+		}
+		sum += best
+		use[bl] += takes(b, bl)
+	}
+	fits := true
+	for l := 0; l < L; l++ {
+		fits = fits && use[l] <= p.HW.Levels[l].Capacity
+	}
+	if fits {
+		return sum, false, nil
+	}
+	// The linear program in standard form: variables x[b,l] (the share of
+	// b in l) for the levels b may use, then one slack per capacity row.
+	type v struct{ b, l int }
+	var vars []v
+	for _, bi := range blocks {
+		for l := 0; l < L; l++ {
+			if costs[bi][l] != nil {
+				vars = append(vars, v{int(bi), l})
+			}
+		}
+	}
+	rows := len(blocks) + L
+	cols := len(vars) + L
+	A := mat.NewDense(rows, cols, nil)
+	rhs := make([]float64, rows)
+	c := make([]float64, cols)
+	rowOf := map[int]int{}
+	for i, bi := range blocks {
+		rowOf[int(bi)] = i
+		rhs[i] = 1
+	}
+	for j, x := range vars {
+		c[j] = costs[x.b][x.l][t]
+		A.Set(rowOf[x.b], j, 1)
+		capacity := float64(p.HW.Levels[x.l].Capacity)
+		A.Set(len(blocks)+x.l, j, float64(takes(x.b, x.l))/capacity)
+	}
+	for l := 0; l < L; l++ {
+		A.Set(len(blocks)+l, len(vars)+l, 1)
+		rhs[len(blocks)+l] = 1
+	}
+	opt, _, err := lp.Simplex(c, A, rhs, 1e-10, nil)
+	if err != nil {
+		return 0, true, err
+	}
+	return opt, true, nil
+}
+
+// Captured returns how much of the possible improvement a plan achieved:
+// (none - plan) / (none - bound), where none is the cost of planning
+// nothing (every block in the slowest level). NaN when the bound leaves no
+// room.
+func Captured(none, plan, bound float64) float64 {
+	if none-bound <= 0 {
+		return math.NaN()
+	}
+	return (none - plan) / (none - bound)
+}
+
+// NoPlanning returns the cost of planning nothing: every block in the
+// slowest level it may use (a pinned block in its level), for its whole
+// life. It ignores capacity: it is the reference a planner improves on.
+func NoPlanning(p *state.Problem, m costmodel.Model) float64 {
+	var sum float64
+	for b := 0; b < p.Blocks(); b++ {
+		l := p.Levels() - 1
+		for l > 0 && !p.Allowed(b, l) {
+			l--
+		}
+		sum += m.BlockCost(p, b, []state.Seg{{From: int32(p.Block(b).First), Level: int32(l)}})
+	}
+	return sum
+}

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/arena"
+	"github.com/hieropt/hieropt/baseline"
+	"github.com/hieropt/hieropt/bounds"
+	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/search"
+	"github.com/hieropt/hieropt/state"
+)
+
+type compareOptions struct {
+	Workload      string `mapstructure:"workload"`
+	HW            string `mapstructure:"hw"`
+	Format        string `mapstructure:"format"`
+	searchOptions `mapstructure:",squash"`
+}
+
+// compareRow is one planner's result.
+type compareRow struct {
+	Planner    string  `json:"planner"`
+	Cost       float64 `json:"cost"`
+	Reduction  float64 `json:"reduction_vs_no_planning_pct"`
+	Gap        float64 `json:"gap_to_bound_pct"`
+	FastBytes  int64   `json:"fast_level_bytes"`
+	Seconds    float64 `json:"seconds"`
+	Validated  bool    `json:"validated"`
+	Note       string  `json:"note,omitempty"`
+	Infeasible bool    `json:"infeasible,omitempty"`
+}
+
+func newCompareCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "compare --workload W --hw P [--format table|csv|json]",
+		Short: "Plan a workload with every baseline and planner, side by side",
+		Long: `compare plans the same workload on the same profile with:
+
+  no planning      every block in the slowest level
+  LRU cache        every block in the slowest level behind a block-granular,
+                   write-back LRU cache the size of the fastest level: the
+                   "natural hit" prior art seed 003 argues against (simulated,
+                   not a plan)
+  seed000 arena    seed 000's lifetime best-fit arena, seed001 block ids,
+  seed001, seed004 seed 004's greedy by size: each in the fastest level that
+                   holds its arena
+  initializer      seed 003's rules 1-5
+  search           hieropt's search (the search flags apply)
+
+and prints, for each: the cost, the reduction against no planning, the gap to
+the cost lower bound of 'hieropt bounds', the bytes read or written at the
+fastest level, and the planning time. Every plan (all but the cache) is
+checked against FORMATS.md.`,
+		Example: `  hieropt compare --workload resnet50-int8 --hw ethos-u55
+  hieropt compare --workload resnet50-int8 --hw ethos-u55 --format csv`,
+		Args: exactArgs(0),
+	}
+	f := cmd.Flags()
+	f.String("workload", "", "workload: a JSON file, - for stdin, or a built-in name")
+	f.String("hw", "", "hardware profile: a YAML file or a built-in name")
+	f.String("format", "table", "table (Markdown), csv or json")
+	searchFlags(f)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		var o compareOptions
+		if err := bindSettings(cmd, &o); err != nil {
+			return err
+		}
+		if o.Format != "table" && o.Format != "csv" && o.Format != "json" {
+			return usageErrorf("--format %q: want table, csv or json", o.Format)
+		}
+		s, err := o.settings()
+		if err != nil {
+			return err
+		}
+		return a.compare(&o, s)
+	}
+	return cmd
+}
+
+func (a *app) compare(o *compareOptions, s *search.Settings) error {
+	p, err := a.loadProblem(o.Workload, o.HW)
+	if err != nil {
+		return err
+	}
+	if err := p.CheckCapacity(); err != nil {
+		return err
+	}
+	m := s.CostModel
+	b, err := bounds.Compute(p, m)
+	if err != nil {
+		return internalErrorf("%v", err)
+	}
+	init := state.NewLayout(p.Blocks())
+	start := time.Now()
+	if _, err := actions.NewInitializer(p).Run(init, 0); err != nil {
+		return err
+	}
+	initTime := time.Since(start)
+	initial := costmodel.Total(m, p, init)
+	var rows []compareRow
+	var noneCost float64
+	// check validates a plan and fills its row.
+	add := func(name string, lay *state.Layout, elapsed time.Duration, note string) error {
+		pl := plan.FromLayout(p, lay)
+		if m.Name() != costmodel.Default {
+			pl.CostModel = m.Name()
+		}
+		pl.Cost = plan.Cost{Initial: initial, Final: costmodel.Total(m, p, lay)}
+		res, err := plan.Validate(p, pl, name)
+		if err != nil {
+			return internalErrorf("%s: %v", name, err)
+		}
+		if !res.Valid() {
+			return internalErrorf("%s: the plan breaks %s", name, res.Violations[0])
+		}
+		rep := costmodel.Breakdown(m, p, lay)
+		rows = append(rows, compareRow{Planner: name, Cost: pl.Cost.Final, FastBytes: rep.Levels[0].Traffic(),
+			Seconds: elapsed.Seconds(), Validated: true, Note: note})
+		return nil
+	}
+	start = time.Now()
+	none, err := baseline.NoPlanning(p)
+	if err != nil {
+		rows = append(rows, compareRow{Planner: "no planning", Infeasible: true, Note: err.Error()})
+		noneCost = bounds.NoPlanning(p, m)
+	} else {
+		if err := add("no planning", none, time.Since(start), "every block in "+p.HW.Levels[p.Levels()-1].Name); err != nil {
+			return err
+		}
+		noneCost = rows[0].Cost
+	}
+	start = time.Now()
+	c := baseline.Cache(p)
+	rows = append(rows, compareRow{Planner: "LRU cache", Cost: c.Cost, FastBytes: c.FastBytes, Seconds: time.Since(start).Seconds(),
+		Note: fmt.Sprintf("simulated: %d hits, %d misses, %d write-backs, %d bypassed", c.Hits, c.Misses, c.Writebacks, c.Bypassed)})
+	for _, name := range arena.Names() {
+		pl, _ := arena.Lookup(name)
+		start = time.Now()
+		lay, l, peak, err := arena.Place(p, pl)
+		if err != nil {
+			rows = append(rows, compareRow{Planner: name + " arena", Infeasible: true, Note: err.Error()})
+			continue
+		}
+		if err := add(name+" arena", lay, time.Since(start), fmt.Sprintf("%s in %s", fmtBytes(peak), p.HW.Levels[l].Name)); err != nil {
+			return err
+		}
+	}
+	if err := add("initializer", init, initTime, "seed 003 rules 1-5"); err != nil {
+		return err
+	}
+	start = time.Now()
+	res, err := search.RunProblem(context.Background(), p, s)
+	if err != nil {
+		return err
+	}
+	if err := add("search", res.Layout, time.Since(start), describe(s)); err != nil {
+		return err
+	}
+	for i := range rows {
+		if rows[i].Infeasible {
+			rows[i].Reduction, rows[i].Gap = math.NaN(), math.NaN()
+			continue
+		}
+		rows[i].Reduction = 100 * (noneCost - rows[i].Cost) / noneCost
+		rows[i].Gap = 100 * (rows[i].Cost - b.Cost) / b.Cost
+	}
+	switch o.Format {
+	case "csv":
+		return writeCompareCSV(a, rows)
+	case "json":
+		out := struct {
+			Workload string       `json:"workload"`
+			Hardware string       `json:"hardware"`
+			Model    string       `json:"cost_model"`
+			Bound    float64      `json:"cost_lower_bound"`
+			Rows     []compareRow `json:"planners"`
+		}{p.Prog.Name, p.HW.Name, m.Name(), b.Cost, rows}
+		for i := range out.Rows { // JSON has no NaN
+			if math.IsNaN(out.Rows[i].Reduction) {
+				out.Rows[i].Reduction, out.Rows[i].Gap = 0, 0
+			}
+		}
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	unit := p.HW.TimeUnit + "s"
+	fmt.Fprintf(a.stdout, "%s on %s (%s model, costs in %s; cost lower bound %s)\n\n", p.Prog.Name, p.HW.Name, m.Name(), unit, fmtCost(b.Cost))
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 1, ' ', 0)
+	fmt.Fprintln(tw, "| planner\t| cost\t| vs no planning\t| gap to bound\t| "+p.HW.Levels[0].Name+" bytes\t| time\t| plan\t|")
+	fmt.Fprintln(tw, "|---\t|---:\t|---:\t|---:\t|---:\t|---:\t|---\t|")
+	for _, r := range rows {
+		if r.Infeasible {
+			fmt.Fprintf(tw, "| %s\t| -\t| -\t| -\t| -\t| -\t| does not fit: %s\t|\n", r.Planner, strings.ReplaceAll(r.Note, "|", "/"))
+			continue
+		}
+		status := "valid"
+		if !r.Validated {
+			status = "not a plan"
+		}
+		fmt.Fprintf(tw, "| %s\t| %s\t| %.2f%%\t| %.1f%%\t| %s\t| %s\t| %s: %s\t|\n", r.Planner, fmtCost(r.Cost), r.Reduction, r.Gap,
+			fmtBytes(r.FastBytes), fmtDuration(time.Duration(r.Seconds*float64(time.Second))), status, strings.ReplaceAll(r.Note, "|", "/"))
+	}
+	return tw.Flush()
+}
+
+func writeCompareCSV(a *app, rows []compareRow) error {
+	cw := csv.NewWriter(a.stdout)
+	if err := cw.Write([]string{"planner", "cost", "reduction_vs_no_planning_pct", "gap_to_bound_pct", "fast_level_bytes", "seconds", "validated", "note"}); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		rec := []string{r.Planner, "", "", "", "", "", "false", r.Note}
+		if !r.Infeasible {
+			rec = []string{r.Planner, strconv.FormatFloat(r.Cost, 'f', -1, 64), strconv.FormatFloat(r.Reduction, 'f', 4, 64),
+				strconv.FormatFloat(r.Gap, 'f', 4, 64), strconv.FormatInt(r.FastBytes, 10), strconv.FormatFloat(r.Seconds, 'f', 6, 64),
+				strconv.FormatBool(r.Validated), r.Note}
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
