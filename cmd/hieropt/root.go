@@ -64,6 +64,7 @@ usage; 3 internal error.`,
 		newReportCmd(a),
 		newBoundsCmd(a),
 		newCompareCmd(a),
+		newSweepCmd(a),
 		newImportCmd(a),
 	)
 	for _, c := range root.Commands() {
