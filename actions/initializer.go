@@ -325,20 +325,29 @@ type InfeasibleError struct {
 	Levels  []string
 	Need    []int64
 	Largest []int64
-	Pinned  bool
+	// Free is the free bytes in all, per level, at that timestep.
+	Free   []int64
+	Pinned bool
+	// LiveLargest names the largest blocks live at that timestep, with
+	// their sizes and levels, for the message.
+	LiveLargest []string
 }
 
 func (e *InfeasibleError) Error() string {
 	var parts []string
 	for i := range e.Levels {
-		parts = append(parts, fmt.Sprintf("%s needs %d B, largest free %d B", e.Levels[i], e.Need[i], e.Largest[i]))
+		parts = append(parts, fmt.Sprintf("%s needs %d B, largest free %d B of %d B free", e.Levels[i], e.Need[i], e.Largest[i], e.Free[i]))
 	}
 	what := "fits no level"
 	if e.Pinned {
 		what = "does not fit its pinned level"
 	}
-	return fmt.Sprintf("block %q (%d B) created at timestep %d %s: %s",
+	msg := fmt.Sprintf("block %q (%d B) created at timestep %d %s: %s",
 		e.Block, e.Size, e.Timestep, what, strings.Join(parts, "; "))
+	if len(e.LiveLargest) > 0 {
+		msg += "; largest blocks live there: " + strings.Join(e.LiveLargest, ", ")
+	}
+	return msg
 }
 
 func (in *Initializer) infeasible(occ *state.Occupancy, b, t int) error {
@@ -351,6 +360,36 @@ func (in *Initializer) infeasible(occ *state.Occupancy, b, t int) error {
 		e.Levels = append(e.Levels, p.HW.Levels[l].Name)
 		e.Need = append(e.Need, p.Foot(b, l))
 		e.Largest = append(e.Largest, occ.Largest(l))
+		e.Free = append(e.Free, p.HW.Levels[l].Capacity-occ.Busy(l))
+	}
+	// The largest blocks holding space at t.
+	type held struct {
+		b    int
+		l    int
+		size int64
+	}
+	var hs []held
+	seen := map[int32]bool{}
+	for l := 0; l < p.Levels(); l++ {
+		occ.Spans(l, func(s state.Span) bool {
+			if !seen[s.Block] {
+				seen[s.Block] = true
+				hs = append(hs, held{int(s.Block), l, p.Block(int(s.Block)).Size})
+			}
+			return true
+		})
+	}
+	slices.SortStableFunc(hs, func(a, b held) int {
+		if a.size != b.size {
+			if a.size > b.size {
+				return -1
+			}
+			return 1
+		}
+		return a.b - b.b
+	})
+	for _, h := range hs[:min(3, len(hs))] {
+		e.LiveLargest = append(e.LiveLargest, fmt.Sprintf("%q (%d B, %s)", p.Block(h.b).Name, h.size, p.HW.Levels[h.l].Name))
 	}
 	return e
 }

@@ -334,7 +334,7 @@ func TestInfeasible(t *testing.T) {
 	_, err := actions.NewInitializer(p).Run(lay, 1)
 	var ie *actions.InfeasibleError
 	require.ErrorAs(t, err, &ie)
-	assert.Equal(t, `block "c" (300 B) created at timestep 1 fits no level: L needs 300 B, largest free 200 B`, err.Error())
+	assert.Equal(t, `block "c" (300 B) created at timestep 1 fits no level: L needs 300 B, largest free 200 B of 200 B free; largest blocks live there: "a" (400 B, L), "b" (400 B, L)`, err.Error())
 }
 
 // TestRunFromAnyTimestep re-runs the initializer from every timestep of its

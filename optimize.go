@@ -1,0 +1,59 @@
+package hieropt
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/search"
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
+)
+
+// Result is a planned program.
+type Result struct {
+	// Plan is the plan document (FORMATS.md section 3), already checked
+	// against every rule; write it with Plan.Write.
+	Plan *plan.Plan
+	// Problem and Layout give the plan by dense IDs: Layout.Segs[b] are
+	// block b's placements, Problem.HW.Levels[seg.Level] their levels.
+	Problem *state.Problem
+	Layout  *state.Layout
+	// Search has the search's statistics and how it ended.
+	Search *search.Result
+}
+
+// Optimize plans prog on prof, the way `hieropt optimize` does: the
+// initializer, then the search (settings nil: the documented defaults),
+// then a check of the plan against FORMATS.md. prog and prof must have
+// been validated (Program.Validate, Profile.Validate). The error is an
+// *inputerr.Error if prog cannot be bound to prof, a *state.CapacityError
+// or *actions.InfeasibleError if no plan exists, or ctx's error if it was
+// cancelled before a plan existed; a cancelled search returns the best
+// plan so far (Search.Status says so).
+func Optimize(ctx context.Context, prog *workload.Program, prof *hw.Profile, s *search.Settings) (*Result, error) {
+	p, err := state.Bind(prog, prof, fmt.Sprintf("workload %q", prog.Name))
+	if err != nil {
+		return nil, err
+	}
+	r, err := search.RunProblem(ctx, p, s)
+	if err != nil {
+		return nil, err
+	}
+	pl := plan.FromLayout(p, r.Layout)
+	pl.Planner = "search"
+	pl.Cost = plan.Cost{Initial: r.InitialCost, Final: r.Cost}
+	if s != nil && s.CostModel != nil && s.CostModel.Name() != costmodel.Default {
+		pl.CostModel = s.CostModel.Name()
+	}
+	check, err := plan.Validate(p, pl, "plan")
+	if err != nil {
+		return nil, err
+	}
+	if !check.Valid() {
+		return nil, fmt.Errorf("hieropt: internal error: the plan breaks %s", check.Violations[0])
+	}
+	return &Result{Plan: pl, Problem: p, Layout: r.Layout, Search: r}, nil
+}
