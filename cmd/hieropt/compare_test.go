@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,4 +57,38 @@ func TestBoundsCommand(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "cost bound   3354.00 cycles")
 	assert.Contains(t, r.stdout, "plan         3354.00 cycles: 0.0% above the bound; captures 100.0% of what planning can gain")
+}
+
+// TestPipeAndJSON: a compiler writes the workload to hieropt's stdin and
+// reads the plan from its stdout; summaries and errors can be JSON.
+func TestPipeAndJSON(t *testing.T) {
+	data, err := os.ReadFile(repo("testdata", "workloads", "squeezenet1_1-int8.json"))
+	require.NoError(t, err)
+	r := runCLI(t, string(data), "optimize", "--workload", "-", "--hw", "ethos-u55", "-o", "-", "--format", "json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	var sum struct {
+		Workload string  `json:"workload"`
+		Final    float64 `json:"final_cost"`
+		Output   string  `json:"plan_file"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stderr), &sum), r.stderr)
+	assert.Equal(t, "squeezenet1_1-int8", sum.Workload)
+	assert.Equal(t, "-", sum.Output)
+	// The plan on stdout verifies, read back from stdin.
+	v := runCLI(t, r.stdout, "verify", "--workload", "squeezenet1_1-int8", "--hw", "ethos-u55", "--format", "json", "-")
+	require.Equal(t, exitOK, v.code, v.stderr)
+	var verdict struct {
+		Valid bool    `json:"valid"`
+		Cost  float64 `json:"recomputed_cost"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(v.stdout), &verdict))
+	assert.True(t, verdict.Valid)
+	assert.InDelta(t, sum.Final, verdict.Cost, 1e-9*sum.Final)
+
+	// Errors as one JSON object naming file, item and rule.
+	bad := `{"format":"hieropt.workload/v1","name":"x","ops":[{"name":"a"}],"blocks":[{"name":"b","size":0,"kind":"activation","first":0,"last":0,"writes":[0],"reads":[0]}]}`
+	r = runCLI(t, bad, "optimize", "--workload", "-", "--hw", "ethos-u55", "-o", "-", "--format", "json")
+	assert.Equal(t, exitInput, r.code)
+	assert.Empty(t, r.stdout)
+	assert.JSONEq(t, `{"error":{"document":"workload","file":"-","item":"block \"b\"","rule":"size 0: must be > 0 bytes","kind":"input","message":"workload \"-\": block \"b\": size 0: must be > 0 bytes","exit_code":2}}`, r.stderr)
 }

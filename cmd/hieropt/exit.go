@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/inputerr"
@@ -84,6 +88,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	code = exitCode(err)
 	msg := oneLine(err.Error())
+	if errors.As(err, new(*silentError)) {
+		return code // the command already said it, on stdout
+	}
+	if wantsJSON(root, args) {
+		writeJSONError(stderr, err, code, msg)
+		return code
+	}
 	switch {
 	case code == exitInternal:
 		fmt.Fprintf(stderr, "hieropt: internal error: %s (please report it)\n", msg)
@@ -109,3 +120,66 @@ func asUsage(err error) error {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
+
+// wantsJSON reports whether the command run asked for --format json.
+func wantsJSON(root *cobra.Command, args []string) bool {
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == nil {
+		return false
+	}
+	f := cmd.Flags().Lookup("format")
+	return f != nil && f.Value.String() == "json"
+}
+
+// writeJSONError prints an error as one JSON object:
+// {"error": {"file", "document", "item", "rule", "message", "exit_code"}}.
+func writeJSONError(w io.Writer, err error, code int, msg string) {
+	type detail struct {
+		Document string `json:"document,omitempty"`
+		File     string `json:"file,omitempty"`
+		Item     string `json:"item,omitempty"`
+		Rule     string `json:"rule,omitempty"`
+		Kind     string `json:"kind"`
+		Message  string `json:"message"`
+		ExitCode int    `json:"exit_code"`
+	}
+	d := detail{Message: msg, ExitCode: code}
+	var ie *inputerr.Error
+	switch {
+	case errors.As(err, &ie):
+		d.Kind = "input"
+		d.Document, d.File = splitDoc(ie.Doc)
+		d.Item, d.Rule = ie.Item, oneLine(ie.Rule)
+	case code == exitFailed:
+		d.Kind = "infeasible or invalid"
+	case code == exitInterrupted:
+		d.Kind = "interrupted"
+	case code == exitInput:
+		d.Kind = "usage"
+	default:
+		d.Kind = "internal"
+	}
+	data, _ := json.Marshal(struct {
+		Error detail `json:"error"`
+	}{d})
+	fmt.Fprintf(w, "%s\n", data)
+}
+
+// splitDoc splits `workload "net.json"` into its kind and file.
+func splitDoc(doc string) (string, string) {
+	kind, file, ok := strings.Cut(doc, " \"")
+	if !ok {
+		return doc, ""
+	}
+	if f, err := strconv.Unquote("\"" + file); err == nil {
+		return kind, f
+	}
+	return kind, strings.TrimSuffix(file, "\"")
+}
+
+// silentError ends a command with its exit code but prints nothing more:
+// the command has reported the failure itself.
+type silentError struct{ err error }
+
+func (e *silentError) Error() string { return e.err.Error() }
+func (e *silentError) Unwrap() error { return e.err }

@@ -34,6 +34,7 @@ type optimizeOptions struct {
 	Quiet         bool   `mapstructure:"quiet"`
 	ASCII         bool   `mapstructure:"ascii"`
 	Report        string `mapstructure:"report"`
+	Format        string `mapstructure:"format"`
 	searchOptions `mapstructure:",squash"`
 }
 
@@ -183,12 +184,16 @@ Exit status: 0 planned; 1 the workload cannot fit the profile; 2 bad input;
 	f.StringP("output", "o", "", "write the plan to this file (- for stdout); without it no plan is written")
 	f.BoolP("quiet", "q", false, "print no summary and no progress bar")
 	f.Bool("ascii", false, "also print a text map of each level over time (stderr)")
+	f.String("format", "text", "summary and errors on stderr: text, or json (one object each, for tools)")
 	f.String("report", "", "also write a self-contained HTML report (diagrams before and after, where the time goes) to this file")
 	searchFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		var o optimizeOptions
 		if err := bindSettings(cmd, &o); err != nil {
 			return err
+		}
+		if o.Format != "text" && o.Format != "json" {
+			return usageErrorf("--format %q: want text or json", o.Format)
 		}
 		s, err := o.settings()
 		if err != nil {
@@ -246,7 +251,13 @@ func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 			sm.search = res
 			sm.settings = s
 		}
-		sm.write(a.stderr)
+		if o.Format == "json" {
+			if err := sm.writeJSON(a.stderr); err != nil {
+				return err
+			}
+		} else {
+			sm.write(a.stderr)
+		}
 	}
 	if o.Report != "" {
 		var settings [][2]string
@@ -298,7 +309,7 @@ func (a *app) plan(ctx context.Context, p *state.Problem, o *optimizeOptions, s 
 		return &search.Result{Layout: lay, InitialCost: c, Cost: c}, "initializer", nil
 	}
 	var bar *progressbar.ProgressBar
-	if !o.Quiet && isTerminal(a.stderr) {
+	if !o.Quiet && o.Format != "json" && isTerminal(a.stderr) {
 		bar = progressbar.NewOptions(p.Prog.Timesteps(),
 			progressbar.OptionSetWriter(a.stderr),
 			progressbar.OptionSetDescription("searching"),
@@ -307,7 +318,7 @@ func (a *app) plan(ctx context.Context, p *state.Problem, o *optimizeOptions, s 
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish())
 		s.Progress = func(pr search.Progress) { _ = bar.Set(pr.Timestep) }
-	} else if !o.Quiet {
+	} else if !o.Quiet && o.Format != "json" {
 		fmt.Fprintf(a.stderr, "searching %d timesteps (Ctrl-C stops and keeps the best plan so far)\n", p.Prog.Timesteps())
 	}
 	res, err := search.RunProblem(ctx, p, s)

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"text/tabwriter"
 	"time"
 
 	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/search"
@@ -125,4 +128,98 @@ func plural(n int, what string) string {
 		return fmt.Sprintf("1 %s", what)
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// writeJSON prints the summary as one JSON object.
+func (s *summary) writeJSON(w io.Writer) error {
+	p := s.p
+	st := p.Prog.ComputeStats()
+	rep := costmodel.Breakdown(s.model, p, s.lay)
+	type level struct {
+		Name      string  `json:"name"`
+		Capacity  int64   `json:"capacity"`
+		Peak      int64   `json:"peak_bytes"`
+		Reads     int     `json:"reads"`
+		Writes    int     `json:"writes"`
+		BytesIn   int64   `json:"bytes_moved_in"`
+		BytesOut  int64   `json:"bytes_moved_out"`
+		Traffic   int64   `json:"traffic_bytes"`
+		Time      float64 `json:"time"`
+		TimeShare float64 `json:"time_share"`
+	}
+	type action struct {
+		Tried      int `json:"tried"`
+		Candidates int `json:"candidates"`
+		Committed  int `json:"committed"`
+	}
+	type searchJSON struct {
+		Status      string            `json:"status"`
+		Timesteps   int               `json:"timesteps_visited"`
+		Commits     int               `json:"segments_committed"`
+		Start       string            `json:"start"`
+		StartCost   float64           `json:"start_cost"`
+		Actions     map[string]action `json:"actions"`
+		Replans     int               `json:"replans"`
+		ReplanSteps int64             `json:"timesteps_replanned"`
+		InitSeconds float64           `json:"initializer_seconds"`
+		Seconds     float64           `json:"search_seconds"`
+	}
+	out := struct {
+		Workload   string      `json:"workload"`
+		Hardware   string      `json:"hardware"`
+		TimeUnit   string      `json:"time_unit"`
+		CostModel  string      `json:"cost_model"`
+		Planner    string      `json:"planner"`
+		Initial    float64     `json:"initial_cost"`
+		Final      float64     `json:"final_cost"`
+		Reduction  float64     `json:"reduction_pct"`
+		MaxLive    int64       `json:"max_live_bytes"`
+		MaxLiveIP  int64       `json:"max_live_in_place_bytes"`
+		Bound      *float64    `json:"cost_lower_bound,omitempty"`
+		NoPlanning float64     `json:"no_planning_cost"`
+		Captured   *float64    `json:"captured,omitempty"`
+		Levels     []level     `json:"levels"`
+		Search     *searchJSON `json:"search,omitempty"`
+		Seconds    float64     `json:"seconds"`
+		Output     string      `json:"plan_file,omitempty"`
+		Placements int         `json:"placements"`
+		Transfers  int         `json:"transfers"`
+	}{
+		Workload: p.Prog.Name, Hardware: p.HW.Name, TimeUnit: p.HW.TimeUnit, CostModel: s.model.Name(), Planner: s.planner,
+		Initial: s.plan.Cost.Initial, Final: s.plan.Cost.Final, MaxLive: st.MaxLive, MaxLiveIP: st.MaxLiveInPlace,
+		NoPlanning: bounds.NoPlanning(p, s.model), Seconds: s.elapsed.Seconds(), Output: s.output,
+		Placements: len(s.plan.Placements), Transfers: len(s.plan.Transfers),
+	}
+	if out.Initial != 0 {
+		out.Reduction = 100 * (out.Initial - out.Final) / out.Initial
+	}
+	if b, err := bounds.Compute(p, s.model); err == nil {
+		out.Bound = &b.Cost
+		if c := bounds.Captured(out.NoPlanning, out.Final, b.Cost); !math.IsNaN(c) {
+			out.Captured = &c
+		}
+	}
+	for l, lv := range p.HW.Levels {
+		t := rep.Levels[l]
+		out.Levels = append(out.Levels, level{lv.Name, lv.Capacity, rep.PeakBytes[l], t.Reads, t.Writes, t.BytesIn, t.BytesOut,
+			t.Traffic(), t.Time, pct(t.Time, rep.Total) / 100})
+	}
+	if r := s.search; r != nil {
+		sj := &searchJSON{Status: r.Status.String(), Timesteps: r.Stats.Timesteps, Commits: r.Stats.Commits,
+			Start: r.Stats.Start.String(), StartCost: r.Stats.StartCost, Actions: map[string]action{},
+			Replans: r.Stats.Replans, ReplanSteps: r.Stats.ReplanSteps,
+			InitSeconds: r.Stats.InitTime.Seconds(), Seconds: r.Stats.SearchTime.Seconds()}
+		for k := actions.Kind(0); k < actions.NumKinds; k++ {
+			if s.settings.Actions[k] {
+				sj.Actions[k.String()] = action{r.Stats.Tried[k], r.Stats.Succeeded[k], r.Stats.Committed[k]}
+			}
+		}
+		out.Search = sj
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", data)
+	return err
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +15,7 @@ import (
 type verifyOptions struct {
 	Workload string `mapstructure:"workload"`
 	HW       string `mapstructure:"hw"`
+	Format   string `mapstructure:"format"`
 }
 
 func newVerifyCmd(a *app) *cobra.Command {
@@ -35,10 +38,14 @@ another workload or profile, naming unknown blocks or levels).`,
 	}
 	cmd.Flags().String("workload", "", "workload: a JSON file, - for stdin, or a built-in name")
 	cmd.Flags().String("hw", "", "hardware profile: a YAML file or a built-in name")
+	cmd.Flags().String("format", "text", "text, or json: one object with the verdict and every violation (and errors as JSON)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		var o verifyOptions
 		if err := bindSettings(cmd, &o); err != nil {
 			return err
+		}
+		if o.Format != "text" && o.Format != "json" {
+			return usageErrorf("--format %q: want text or json", o.Format)
 		}
 		return a.verify(&o, args[0])
 	}
@@ -69,6 +76,38 @@ func (a *app) verify(o *verifyOptions, planArg string) error {
 	res, err := plan.Validate(p, pl, plan.DocName(planArg))
 	if err != nil {
 		return err
+	}
+	if o.Format == "json" {
+		type violation struct {
+			Rule    int    `json:"rule"`
+			Message string `json:"message"`
+		}
+		out := struct {
+			Plan       string      `json:"plan"`
+			Valid      bool        `json:"valid"`
+			Violations []violation `json:"violations"`
+			Omitted    int         `json:"omitted"`
+			Cost       *float64    `json:"recomputed_cost,omitempty"`
+			Initial    *float64    `json:"initializer_cost,omitempty"`
+		}{Plan: planArg, Valid: res.Valid(), Violations: []violation{}, Omitted: res.Omitted}
+		for _, v := range res.Violations {
+			out.Violations = append(out.Violations, violation{v.Rule, v.Message})
+		}
+		if !math.IsNaN(res.Cost) {
+			out.Cost = &res.Cost
+		}
+		if !math.IsNaN(res.InitialCost) {
+			out.Initial = &res.InitialCost
+		}
+		data, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "%s\n", data)
+		if !res.Valid() {
+			return &exitError{exitFailed, &silentError{fmt.Errorf("%s is invalid", planArg)}}
+		}
+		return nil
 	}
 	if !res.Valid() {
 		for _, v := range res.Violations {
