@@ -92,3 +92,23 @@ func TestPipeAndJSON(t *testing.T) {
 	assert.Empty(t, r.stdout)
 	assert.JSONEq(t, `{"error":{"document":"workload","file":"-","item":"block \"b\"","rule":"size 0: must be > 0 bytes","kind":"input","message":"workload \"-\": block \"b\": size 0: must be > 0 bytes","exit_code":2}}`, r.stderr)
 }
+
+func TestMaxMemory(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "p.json")
+	// resnet50-int8's JSON is about 72 KB: reading it needs ~720 KB.
+	r := runCLI(t, "", "optimize", "--workload", repo("testdata", "workloads", "resnet50-int8.json"), "--hw", "ethos-u55", "--max-memory", "100K", "-o", out)
+	assert.Equal(t, exitInput, r.code)
+	assert.Regexp(t, `^hieropt: workload ".*resnet50-int8.json": 72217 bytes to read would need about 705.2 KiB of memory, more than --max-memory \(100.0 KiB\)\n$`, r.stderr)
+	assert.NoFileExists(t, out)
+	// 1 MiB reads it, but its 459 blocks and 174 ops need ~850 KiB to plan.
+	r = runCLI(t, "", "optimize", "--workload", repo("testdata", "workloads", "resnet50-int8.json"), "--hw", "ethos-u55", "--max-memory", "800K", "-o", out)
+	assert.Equal(t, exitInput, r.code, r.stderr)
+	data, err := os.ReadFile(repo("testdata", "workloads", "resnet50-int8.json"))
+	require.NoError(t, err)
+	t.Setenv("HIEROPT_MAX_MEMORY", "200K")
+	r = runCLI(t, string(data), "optimize", "--workload", "-", "--hw", "ethos-u55", "-o", out)
+	assert.Equal(t, exitInput, r.code)
+	assert.Equal(t, "hieropt: workload \"-\": more than 20480 bytes on stdin would need more memory than --max-memory (200.0 KiB)\n", r.stderr)
+	r = runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", "ethos-u55", "--max-memory", "lots")
+	assert.Equal(t, exitInput, r.code)
+}

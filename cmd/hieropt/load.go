@@ -31,16 +31,25 @@ func (a *app) loadWorkload(arg string) (*workload.Program, string, error) {
 		return nil, "", usageErrorf("--workload is required (a file, - for stdin, or a built-in: %s)", strings.Join(hieropt.ExampleWorkloads(), ", "))
 	}
 	if arg == "-" {
-		data, err := io.ReadAll(a.stdin)
+		data, err := a.readStdin(workload.DocName("-"))
 		if err != nil {
-			return nil, "", &inputerr.Error{Doc: workload.DocName("-"), Rule: "cannot read stdin: " + err.Error(), Err: err}
+			return nil, "", err
 		}
 		p, err := workload.Parse("-", data)
+		if err == nil {
+			err = a.checkProgramSize(workload.DocName("-"), p)
+		}
 		return p, workload.DocName("-"), err
+	}
+	if err := a.checkInputSize(workload.DocName(arg), arg); err != nil {
+		return nil, "", err
 	}
 	data, err := os.ReadFile(arg)
 	if err == nil {
 		p, err := workload.Parse(arg, data)
+		if err == nil {
+			err = a.checkProgramSize(workload.DocName(arg), p)
+		}
 		return p, workload.DocName(arg), err
 	}
 	if errors.Is(err, fs.ErrNotExist) && isBuiltinName(arg) {
@@ -124,4 +133,22 @@ func (a *app) writeOutput(path string, fill func(io.Writer) error) error {
 		return &exitError{exitInput, fmt.Errorf("cannot write %s: %s", path, errorText(err))}
 	}
 	return nil
+}
+
+// readStdin reads standard input, up to what the memory limit allows.
+func (a *app) readStdin(doc string) ([]byte, error) {
+	r := a.stdin
+	limit := int64(-1)
+	if a.maxMemory > 0 {
+		limit = a.maxMemory / bytesPerByteIn
+		r = io.LimitReader(r, limit+1)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &inputerr.Error{Doc: doc, Rule: "cannot read stdin: " + err.Error(), Err: err}
+	}
+	if limit >= 0 && int64(len(data)) > limit {
+		return nil, inputerr.New(doc, "", "more than %d bytes on stdin would need more memory than --max-memory (%s)", limit, fmtBytes(a.maxMemory))
+	}
+	return data, nil
 }

@@ -12,6 +12,9 @@ import (
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// maxMemory bounds the inputs a command accepts (bytes; 0 = no
+	// limit); set from --max-memory before each command runs.
+	maxMemory int64
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -51,6 +54,8 @@ usage; 3 internal error.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().String("config", "", "YAML file of settings, one section per command (env HIEROPT_CONFIG)")
+	root.PersistentFlags().String("max-memory", "", "reject inputs too large to plan within this much memory, before reading them (e.g. 4G; env HIEROPT_MAX_MEMORY; default 80% of RAM)")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return a.setMaxMemory(cmd) }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
