@@ -73,13 +73,29 @@ func Breakdown(m Model, p *state.Problem, lay *state.Layout) *Report {
 }
 
 // PeakBytes returns, per level, the largest number of bytes (footprints)
-// busy at one timestep. A block that another block reuses at its last
-// timestep is counted once for the shared space (the larger footprint).
+// busy at one timestep (see BusyBytes).
 func PeakBytes(p *state.Problem, lay *state.Layout) []int64 {
-	T := p.Prog.Timesteps()
-	nl := p.Levels()
-	// delta[t*nl+l]: bytes that become busy at t (negative: freed).
-	delta := make([]int64, (T+1)*nl)
+	busy := BusyBytes(p, lay)
+	peak := make([]int64, len(busy))
+	for l, row := range busy {
+		for _, v := range row {
+			peak[l] = max(peak[l], v)
+		}
+	}
+	return peak
+}
+
+// BusyBytes returns, per level and timestep, the bytes (footprints) busy.
+// A block that another block reuses at its last timestep is counted once
+// for the shared space (the larger footprint).
+func BusyBytes(p *state.Problem, lay *state.Layout) [][]int64 {
+	T, L := p.Prog.Timesteps(), p.Levels()
+	out := make([][]int64, L)
+	delta := make([][]int64, L)
+	for l := range out {
+		out[l] = make([]int64, T)
+		delta[l] = make([]int64, T+1)
+	}
 	for b, segs := range lay.Segs {
 		blk := p.Block(b)
 		for i, s := range segs {
@@ -88,33 +104,19 @@ func PeakBytes(p *state.Problem, lay *state.Layout) []int64 {
 				end = int(segs[i+1].From)
 			}
 			f := p.Foot(b, int(s.Level))
-			delta[int(s.From)*nl+int(s.Level)] += f
-			delta[end*nl+int(s.Level)] -= f
+			delta[s.Level][s.From] += f
+			delta[s.Level][end] -= f
 		}
 	}
-	// Shared space of reuse pairs is counted twice above at their common
-	// timestep; find the pairs and take the overlap off.
-	overlap := reuseOverlap(p, lay)
-	peak := make([]int64, nl)
-	cur := make([]int64, nl)
-	for t := 0; t < T; t++ {
-		for l := 0; l < nl; l++ {
-			cur[l] += delta[t*nl+l]
-			if v := cur[l] - overlap[t*nl+l]; v > peak[l] {
-				peak[l] = v
-			}
+	for l := range out {
+		var cur int64
+		for t := 0; t < T; t++ {
+			cur += delta[l][t]
+			out[l][t] = cur
 		}
 	}
-	return peak
-}
-
-// reuseOverlap returns, per timestep and level, the bytes counted twice
-// because a block created there starts where a reusable block ending there
-// sits.
-func reuseOverlap(p *state.Problem, lay *state.Layout) []int64 {
-	T := p.Prog.Timesteps()
-	nl := p.Levels()
-	out := make([]int64, T*nl)
+	// The shared space of a reuse pair is counted twice above at their
+	// common timestep: take it off once.
 	for t := 0; t < T; t++ {
 		dying := p.Prog.Dying(t)
 		if len(dying) == 0 {
@@ -125,13 +127,12 @@ func reuseOverlap(p *state.Problem, lay *state.Layout) []int64 {
 			sb := lay.At(b, t)
 			for _, ai := range dying {
 				a := int(ai)
-				if a == b || !p.Block(a).Reusable {
+				if a == b || !state.ReusePair(p, a, b, t) || len(lay.Segs[a]) == 0 {
 					continue
 				}
-				sa := lay.At(a, t)
-				if sa.Pos() == sb.Pos() {
+				if sa := lay.At(a, t); sa.Pos() == sb.Pos() {
 					l := int(sa.Level)
-					out[t*nl+l] += min(p.Foot(a, l), p.Foot(b, l))
+					out[l][t] -= min(p.Foot(a, l), p.Foot(b, l))
 					break
 				}
 			}

@@ -150,56 +150,7 @@ func (g *reportGen) prepare() {
 // counted once for the shared space, as costmodel.PeakBytes does (whose
 // result is the maximum over timesteps).
 func BusyBytes(p *state.Problem, lay *state.Layout) [][]int64 {
-	T, L := p.Prog.Timesteps(), p.Levels()
-	out := make([][]int64, L)
-	delta := make([][]int64, L)
-	for l := range out {
-		out[l] = make([]int64, T)
-		delta[l] = make([]int64, T+1)
-	}
-	for b, segs := range lay.Segs {
-		blk := p.Block(b)
-		for i, s := range segs {
-			end := blk.Last + 1
-			if i+1 < len(segs) {
-				end = int(segs[i+1].From)
-			}
-			f := p.Foot(b, int(s.Level))
-			delta[s.Level][s.From] += f
-			delta[s.Level][end] -= f
-		}
-	}
-	for l := range out {
-		var cur int64
-		for t := 0; t < T; t++ {
-			cur += delta[l][t]
-			out[l][t] = cur
-		}
-	}
-	// The shared space of a reuse pair is counted twice above at their
-	// common timestep: take it off once.
-	for t := 0; t < T; t++ {
-		dying := p.Prog.Dying(t)
-		if len(dying) == 0 {
-			continue
-		}
-		for _, bi := range p.Prog.Created(t) {
-			b := int(bi)
-			sb := lay.At(b, t)
-			for _, ai := range dying {
-				a := int(ai)
-				if a == b || !p.Block(a).Reusable {
-					continue
-				}
-				if sa := lay.At(a, t); sa.Pos() == sb.Pos() {
-					l := int(sa.Level)
-					out[l][t] -= min(p.Foot(a, l), p.Foot(b, l))
-					break
-				}
-			}
-		}
-	}
-	return out
+	return costmodel.BusyBytes(p, lay)
 }
 
 func (g *reportGen) printf(format string, args ...any) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/render"
 	"github.com/hieropt/hieropt/state"
@@ -69,17 +68,7 @@ The plans are checked against FORMATS.md first: an invalid plan is not drawn
 // the plan's layout, or an input error (exit 2) or the first violations
 // (exit 1).
 func (a *app) validPlan(p *state.Problem, path string) (*plan.Plan, *state.Layout, error) {
-	var pl *plan.Plan
-	var err error
-	if path == "-" {
-		data, rerr := io.ReadAll(a.stdin)
-		if rerr != nil {
-			return nil, nil, &inputerr.Error{Doc: plan.DocName("-"), Rule: "cannot read stdin: " + rerr.Error()}
-		}
-		pl, err = plan.Parse("-", data)
-	} else {
-		pl, err = plan.ReadFile(path)
-	}
+	pl, err := a.readPlan(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -129,4 +118,19 @@ func title(path string, pl *plan.Plan) string {
 		t += " (" + pl.Planner + ")"
 	}
 	return fmt.Sprintf("%s: cost %s %ss", t, fmtCost(pl.Cost.Final), pl.TimeUnit)
+}
+
+// readPlan reads a plan document from a file or, for "-", stdin.
+func (a *app) readPlan(path string) (*plan.Plan, error) {
+	if path != "-" {
+		if err := a.checkInputSize(plan.DocName(path), path); err != nil {
+			return nil, err
+		}
+		return plan.ReadFile(path)
+	}
+	data, err := a.readStdin(plan.DocName("-"))
+	if err != nil {
+		return nil, err
+	}
+	return plan.Parse("-", data)
 }

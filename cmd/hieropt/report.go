@@ -12,7 +12,6 @@ import (
 
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
-	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/render"
 	"github.com/hieropt/hieropt/search"
@@ -119,17 +118,7 @@ func (a *app) report(o *reportOptions, planArg string) error {
 // the plan and its layout, or an input error (exit 2), or, for a plan that
 // breaks rules, its first violations on stderr and exit 1.
 func (a *app) reportPlan(p *state.Problem, path string) (*plan.Plan, *state.Layout, error) {
-	var pl *plan.Plan
-	var err error
-	if path == "-" {
-		data, rerr := io.ReadAll(a.stdin)
-		if rerr != nil {
-			return nil, nil, &inputerr.Error{Doc: plan.DocName("-"), Rule: "cannot read stdin: " + rerr.Error()}
-		}
-		pl, err = plan.Parse("-", data)
-	} else {
-		pl, err = plan.ReadFile(path)
-	}
+	pl, err := a.readPlan(path)
 	if err != nil {
 		return nil, nil, err
 	}

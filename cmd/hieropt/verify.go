@@ -3,12 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/spf13/cobra"
 
-	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/plan"
 )
 
@@ -60,16 +58,7 @@ func (a *app) verify(o *verifyOptions, planArg string) error {
 	if err != nil {
 		return err
 	}
-	var pl *plan.Plan
-	if planArg == "-" {
-		data, rerr := io.ReadAll(a.stdin)
-		if rerr != nil {
-			return &inputerr.Error{Doc: plan.DocName("-"), Rule: "cannot read stdin: " + rerr.Error()}
-		}
-		pl, err = plan.Parse("-", data)
-	} else {
-		pl, err = plan.ReadFile(planArg)
-	}
+	pl, err := a.readPlan(planArg)
 	if err != nil {
 		return err
 	}
