@@ -375,6 +375,7 @@ func (sr *searcher) run(ctx context.Context) Status {
 	committed.occ = state.NewOccupancy(p)
 	sr.in.Replay(committed.occ, committed.ov, 0)
 	beam := []*node{committed}
+	committedAt := 0 // the timestep committed.occ has been replayed to
 	seq := 1
 	for t := 0; t < T; t++ {
 		if ctx.Err() != nil {
@@ -426,15 +427,25 @@ func (sr *searcher) run(ctx context.Context) Status {
 				}
 				best.actions = nil
 				committed = best
+				committedAt = t
 				if sr.cfg.Check {
 					sr.check(committed, t)
 				}
+			}
+			// States cheaper than the committed one by less than the
+			// commit margin may have pushed it out of the beam, and its
+			// occupancy was not replayed since: bring it up to t.
+			for ; committedAt < t; committedAt++ {
+				sr.in.Replay(committed.occ, committed.ov, committedAt+1)
 			}
 			beam = []*node{committed}
 		}
 		if t+1 < T {
 			for _, n := range beam {
 				sr.in.Replay(n.occ, n.ov, t+1)
+				if n == committed {
+					committedAt = t + 1
+				}
 			}
 		}
 		if sr.cfg.Progress != nil {

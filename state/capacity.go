@@ -65,16 +65,26 @@ func (p *Problem) CheckCapacity() error {
 	}
 	var cur int64
 	curPin := make([]int64, nl)
+	pinEnding, pinCreated := make([]int64, nl), make([]int64, nl)
 	for t := 0; t < T; t++ {
 		cur += need[t]
 		var ending, created int64
+		for l := range pinEnding {
+			pinEnding[l], pinCreated[l] = 0, 0
+		}
 		for _, b := range p.Prog.Dying(t) {
 			if p.Block(int(b)).Reusable {
 				ending += minFoot[b]
+				if pin := p.Pin(int(b)); pin != NoPin {
+					pinEnding[pin] += minFoot[b]
+				}
 			}
 		}
 		for _, b := range p.Prog.Created(t) {
 			created += minFoot[b]
+			if pin := p.Pin(int(b)); pin != NoPin {
+				pinCreated[pin] += minFoot[b]
+			}
 		}
 		lower := cur - min(ending, created)
 		if lower > total {
@@ -83,9 +93,12 @@ func (p *Problem) CheckCapacity() error {
 		}
 		for l := 0; l < nl; l++ {
 			curPin[l] += pinned[t*nl+l]
-			if c := p.HW.Levels[l].Capacity; curPin[l] > c {
+			// A pinned block created at t may take over the space of a
+			// reusable pinned block that ends at t, as in the total.
+			pinLower := curPin[l] - min(pinEnding[l], pinCreated[l])
+			if c := p.HW.Levels[l].Capacity; pinLower > c {
 				return &CapacityError{Workload: p.Prog.Name, Hardware: p.HW.Name, Timestep: t, Level: p.HW.Levels[l].Name,
-					Need: curPin[l], Have: c, Largest: p.largestLive(t, l)}
+					Need: pinLower, Have: c, Largest: p.largestLive(t, l)}
 			}
 		}
 	}

@@ -227,12 +227,13 @@ func (o *Occupancy) ReuseFits(a, b int, l int, off int64) bool {
 	if !ok || s.Block != int32(a) || off%o.p.Align(b, l) != 0 {
 		return false
 	}
-	end := off + o.p.Foot(b, l)
+	foot := o.p.Foot(b, l)
+	if foot > lv.cap-off { // off+foot could overflow near math.MaxInt64
+		return false
+	}
+	end := off + foot
 	if end <= s.End {
 		return true
-	}
-	if end > lv.cap {
-		return false
 	}
 	free := lv.cap // where the free space after a ends
 	lv.busy.AscendGreaterOrEqual(Span{Off: s.End}, func(n Span) bool {

@@ -1,0 +1,236 @@
+package fuzzcheck_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/arena"
+	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/internal/fuzzcheck"
+	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/search"
+	"github.com/hieropt/hieropt/segments"
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
+)
+
+// describe prints a problem for a failure message: the workload document
+// and the profile's levels.
+func describe(prog *workload.Program, prof *hw.Profile) string {
+	var b strings.Builder
+	_ = prog.Write(&b)
+	fmt.Fprintf(&b, "profile %s (%s):\n", prof.Name, prof.TimeUnit)
+	for _, l := range prof.Levels {
+		fmt.Fprintf(&b, "  %s capacity %d alignment %d in %v/%v out %v/%v\n", l.Name, l.Capacity, l.Alignment,
+			l.In.Latency, l.In.Bandwidth, l.Out.Latency, l.Out.Bandwidth)
+	}
+	return b.String()
+}
+
+// relEqual reports whether a and b agree to a relative 1e-9.
+func relEqual(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// checker validates the plans of one problem.
+type checker struct {
+	t    testing.TB
+	p    *state.Problem
+	desc string
+	// initial[noReuse] is the initializer's plan in workload order, with
+	// or without reuse, nil if it finds none. initial[false] priced by a
+	// plan's model is that plan's cost.initial.
+	initial [2]*state.Layout
+}
+
+// initialCost is cost.initial of a plan priced by model: NaN when the
+// initializer finds no plan.
+func (c *checker) initialCost(model costmodel.Model, noReuse bool) float64 {
+	lay := c.initial[b2i(noReuse)]
+	if lay == nil {
+		return math.NaN()
+	}
+	return costmodel.Total(model, c.p, lay)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// requireValid writes lay as a plan priced by model and checks it with
+// plan.Validate: no violation, and the final cost Validate recomputes
+// equal to costmodel.Total's. It returns the plan and its cost.
+func (c *checker) requireValid(what string, lay *state.Layout, model costmodel.Model) (*plan.Plan, float64) {
+	t := c.t
+	t.Helper()
+	require.NoError(t, lay.CheckComplete(c.p), "%s\n%s", what, c.desc)
+	pl := plan.FromLayout(c.p, lay)
+	if model.Name() != costmodel.Default {
+		pl.CostModel = model.Name()
+	}
+	cost := costmodel.Total(model, c.p, lay)
+	initial := c.initialCost(model, false)
+	pl.Cost = plan.Cost{Initial: initial, Final: cost}
+	res, err := plan.Validate(c.p, pl, what)
+	require.NoError(t, err, "%s\n%s", what, c.desc)
+	var bad []string
+	for _, v := range res.Violations {
+		// Without an initializer plan cost.initial has nothing to match.
+		if math.IsNaN(initial) && v.Rule == 6 && strings.HasPrefix(v.Message, "cost.initial") {
+			continue
+		}
+		bad = append(bad, v.String())
+	}
+	require.Empty(t, bad, "%s: invalid plan\n%s", what, c.desc)
+	require.Zero(t, res.Omitted)
+	require.True(t, relEqual(res.Cost, cost), "%s: plan.Validate recomputes %v, costmodel.Total says %v\n%s", what, res.Cost, cost, c.desc)
+	return pl, cost
+}
+
+// infeasible checks that err says the problem has no plan.
+func (c *checker) infeasible(what string, err error) {
+	c.t.Helper()
+	var ie *actions.InfeasibleError
+	var ce *state.CapacityError
+	require.True(c.t, errors.As(err, &ie) || errors.As(err, &ce), "%s: %T %v\n%s", what, err, err, c.desc)
+	require.NotContains(c.t, err.Error(), "\n")
+}
+
+// runSearch runs the search on a bound problem.
+func runSearch(p *state.Problem, s *search.Settings) (*search.Result, error) {
+	return search.RunProblem(context.Background(), p, s)
+}
+
+// namedSettings is a search configuration to check.
+type namedSettings struct {
+	name string
+	s    search.Settings
+}
+
+// searchSettings are the settings the fuzzer searches every problem with.
+func searchSettings() []namedSettings {
+	return []namedSettings{
+		{"defaults", search.Settings{Workers: 1, Check: true}},
+		{"seed", search.Settings{Workers: 1, Check: true, Segments: segments.Fixed(1), Beam: 1, Actions: actions.Seed, InitialOnly: true}},
+		{"beam1", search.Settings{Workers: 1, Check: true, Beam: 1, Actions: actions.Seed, InitialOnly: true}},
+		{"wide", search.Settings{Workers: 2, Check: true, Segments: segments.Fixed(2), Beam: -1, MaxCandidates: -1, Rounds: 2, Horizon: -1}},
+		{"vela", search.Settings{Workers: 1, Check: true, CostModel: costmodel.VelaDMA{}, NoReuse: true}},
+	}
+}
+
+// checkPlanners plans one problem with every planner and validates every
+// plan it gets.
+func checkPlanners(t testing.TB, prog *workload.Program, prof *hw.Profile, settings []namedSettings) {
+	t.Helper()
+	desc := describe(prog, prof)
+	p, err := state.Bind(prog, prof, "fuzz")
+	if err != nil {
+		require.True(t, inputerr.Is(err), "%T %v\n%s", err, err, desc)
+		require.NotContains(t, err.Error(), "\n")
+		return
+	}
+	c := &checker{t: t, p: p, desc: desc}
+	seed := costmodel.Seed003{}
+	feasible := false
+
+	// The initializer: both orders, with and without reuse. The
+	// workload-order plan with reuse is every plan's cost.initial.
+	for _, noReuse := range []bool{false, true} {
+		for _, ord := range []actions.Order{actions.WorkloadOrder, actions.KindOrder} {
+			what := fmt.Sprintf("initializer (%s order, no reuse %v)", ord, noReuse)
+			in := actions.NewInitializerOrder(p, ord)
+			in.NoReuse = noReuse
+			lay := state.NewLayout(p.Blocks())
+			if _, err := in.Run(lay, 0); err != nil {
+				c.infeasible(what, err)
+				continue
+			}
+			feasible = true
+			if ord == actions.WorkloadOrder {
+				c.initial[b2i(noReuse)] = lay
+			}
+		}
+	}
+
+	for _, noReuse := range []bool{false, true} {
+		for _, ord := range []actions.Order{actions.WorkloadOrder, actions.KindOrder} {
+			in := actions.NewInitializerOrder(p, ord)
+			in.NoReuse = noReuse
+			lay := state.NewLayout(p.Blocks())
+			if _, err := in.Run(lay, 0); err == nil {
+				c.requireValid(fmt.Sprintf("initializer (%s order, no reuse %v)", ord, noReuse), lay, seed)
+			}
+		}
+	}
+
+	// Every arena planner that finds an arena that fits.
+	for _, name := range arena.Names() {
+		pl, ok := arena.Lookup(name)
+		require.True(t, ok)
+		lay, _, _, err := arena.Place(p, pl)
+		if err != nil {
+			require.NotContains(t, err.Error(), "\n")
+			continue
+		}
+		feasible = true
+		c.requireValid("arena "+name, lay, seed)
+	}
+
+	// What the planners found and what CheckCapacity says agree: it may
+	// only refuse problems that have no plan.
+	if feasible {
+		require.NoError(t, p.CheckCapacity(), "a planner found a plan\n%s", desc)
+	}
+
+	// The search.
+	for _, ss := range settings {
+		s := ss.s
+		res, err := runSearch(p, &s)
+		// The search fails exactly when the initializer it starts from
+		// (workload order, the same reuse setting) does.
+		start := c.initial[b2i(s.NoReuse)]
+		if err != nil {
+			c.infeasible("search "+ss.name, err)
+			require.Nil(t, start, "search %s fails (%v) where the initializer finds a plan\n%s", ss.name, err, desc)
+			continue
+		}
+		require.NotNil(t, start, "search %s finds a plan where the initializer does not\n%s", ss.name, desc)
+		model := s.CostModel
+		if model == nil {
+			model = seed
+		}
+		_, cost := c.requireValid("search "+ss.name, res.Layout, model)
+		require.True(t, relEqual(res.Cost, cost), "search %s: Result.Cost %v, costmodel.Total %v\n%s", ss.name, res.Cost, cost, desc)
+		require.LessOrEqual(t, res.Cost, res.InitialCost*(1+1e-9), "search %s is worse than the initializer\n%s", ss.name, desc)
+		want := c.initialCost(model, s.NoReuse)
+		require.True(t, relEqual(res.InitialCost, want), "search %s: InitialCost %v, the initializer's plan %v\n%s", ss.name, res.InitialCost, want, desc)
+	}
+}
+
+// FuzzPlanners decodes the fuzz bytes into a small program and profile
+// (fuzzcheck.Problem) and checks that every plan of every planner passes
+// plan.Validate, that the search never ends worse than the initializer,
+// and that the planners agree on whether a plan exists.
+func FuzzPlanners(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("seed"))
+	f.Add(bytes.Repeat([]byte{7, 3, 250, 1}, 40))
+	f.Add([]byte{2, 5, 0, 3, 1, 1, 0, 7, 11, 2, 0, 1, 0, 3, 1, 4, 0, 2, 9, 1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		prog, prof := fuzzcheck.Problem(&fuzzcheck.Bytes{Data: data}, fuzzcheck.Small)
+		checkPlanners(t, prog, prof, searchSettings())
+	})
+}
