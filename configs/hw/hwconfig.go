@@ -88,7 +88,7 @@ func Parse(file string, data []byte) (*hw.Profile, error) {
 		if got, ok := notAMapping(msg); ok {
 			return nil, &inputerr.Error{Doc: doc, Rule: wantMapping + ", got " + got, Err: err}
 		}
-		return nil, &inputerr.Error{Doc: doc, Rule: "invalid YAML: " + firstLine(msg), Err: err}
+		return nil, &inputerr.Error{Doc: doc, Rule: "invalid YAML: " + oneLine(msg), Err: err}
 	}
 	settings := v.AllSettings()
 	if len(settings) == 0 {
@@ -131,9 +131,26 @@ func yamlMessage(err error) string {
 	return msg
 }
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
+// oneLine puts a YAML error on one line. Most are one line already; a
+// decoding error lists its problems on the lines after a heading
+// ("unmarshal errors:\n  line 7: mapping key ... already defined ..."),
+// which are the message: they are joined with "; " and the heading dropped.
+func oneLine(s string) string {
+	head, rest, ok := strings.Cut(s, "\n")
+	if !ok {
+		return s
 	}
-	return s
+	var parts []string
+	for _, l := range strings.Split(rest, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	if len(parts) == 0 {
+		return head
+	}
+	if strings.HasSuffix(head, ":") {
+		return strings.Join(parts, "; ")
+	}
+	return head + ": " + strings.Join(parts, "; ")
 }

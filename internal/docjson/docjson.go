@@ -28,7 +28,11 @@ type Object struct {
 }
 
 // ParseDocument decodes data as a JSON object. It rejects trailing data.
+// A leading UTF-8 byte order mark, which some editors write, is skipped
+// (RFC 8259 section 8.1 lets a parser ignore it); positions in errors count
+// from after it, as an editor shows them.
 func ParseDocument(doc string, data []byte) (*Object, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, inputerr.New(doc, "", "empty document: want a JSON object")
 	}
