@@ -208,6 +208,11 @@ func (v *validator) checkTransfers() {
 	for b, idx := range v.byBlock {
 		blk := v.p.Block(b)
 		used := make([]bool, len(v.xfer[b]))
+		byAt := make(map[int][]int, len(v.xfer[b])) // transfer indexes j by timestep
+		for j, xi := range v.xfer[b] {
+			at := v.pl.Transfers[xi].At
+			byAt[at] = append(byAt[at], j)
+		}
 		for k := 1; k < len(idx); k++ {
 			prev, cur := v.place[idx[k-1]], v.place[idx[k]]
 			if prev.Level == cur.Level && prev.Offset == cur.Offset {
@@ -215,12 +220,7 @@ func (v *validator) checkTransfers() {
 					blk.Name, prev.From, cur.From, cur.Level, cur.Offset)
 			}
 			t := cur.From
-			var match []int
-			for j, xi := range v.xfer[b] {
-				if v.pl.Transfers[xi].At == t {
-					match = append(match, j)
-				}
-			}
+			match := byAt[t]
 			switch len(match) {
 			case 0:
 				v.r.add(2, "block %q: no transfer at timestep %d, where it moves from %s@%d to %s@%d",

@@ -88,11 +88,22 @@ func tooLarge(p *Problem, b int) string {
 			p.Foot(b, int(pl)), p.Prog.Blocks[b].Size, p.Align(b, int(pl)), lv.Name, lv.Capacity)
 	}
 	var parts []string
+	aligned := false
 	for l := range p.HW.Levels {
-		parts = append(parts, fmt.Sprintf("%s %d B", p.HW.Levels[l].Name, p.HW.Levels[l].Capacity))
+		lv := &p.HW.Levels[l]
+		if f := p.Foot(b, l); f != p.Prog.Blocks[b].Size {
+			aligned = true
+			parts = append(parts, fmt.Sprintf("%s %d B, needs %d B aligned to %d", lv.Name, lv.Capacity, f, p.Align(b, l)))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %d B", lv.Name, lv.Capacity))
+		}
 	}
-	return fmt.Sprintf("size %d B is larger than every level of hardware profile %q (%s)",
-		p.Prog.Blocks[b].Size, p.HW.Name, strings.Join(parts, ", "))
+	what := "size"
+	if aligned {
+		what = "with its alignment, size"
+	}
+	return fmt.Sprintf("%s %d B is larger than every level of hardware profile %q (%s)",
+		what, p.Prog.Blocks[b].Size, p.HW.Name, strings.Join(parts, ", "))
 }
 
 // roundUp rounds v up to a multiple of a, reporting overflow.
