@@ -27,6 +27,14 @@ const (
 	NS    = "ns"
 )
 
+// Units is a time unit as a plural noun for reports: "cycles", "ns".
+func Units(unit string) string {
+	if unit == NS {
+		return unit
+	}
+	return unit + "s"
+}
+
 // Link is one side of a level: the cost of moving d bytes across it is
 // Latency + d/Bandwidth time units.
 type Link struct {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -139,10 +140,7 @@ func (g *reportGen) prepare() {
 	}
 	g.busyI = BusyBytes(p, g.initial)
 	g.busyF = BusyBytes(p, g.final)
-	g.unit = p.HW.TimeUnit
-	if g.unit == "cycle" {
-		g.unit = "cycles"
-	}
+	g.unit = hw.Units(p.HW.TimeUnit)
 }
 
 // BusyBytes returns, per level and timestep, the bytes (footprints) busy

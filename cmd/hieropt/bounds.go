@@ -10,6 +10,7 @@ import (
 
 	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/state"
 )
 
@@ -69,7 +70,7 @@ level), and with --plan, how much of the possible gain the plan captured:
 		}
 		none := bounds.NoPlanning(p, model)
 		w := a.stdout
-		unit := p.HW.TimeUnit + "s"
+		unit := hw.Units(p.HW.TimeUnit)
 		fmt.Fprintf(w, "bounds of %s on %s (%s model)\n", p.Prog.Name, p.HW.Name, model.Name())
 		fmt.Fprintf(w, "max-live     %d B (%s) at timestep %d\n", b.MaxLive, fmtBytes(b.MaxLive), p.Prog.ComputeStats().MaxLiveAt)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -115,6 +116,6 @@ func boundLine(p *state.Problem, m costmodel.Model, cost float64) string {
 		return "cost bound unavailable: " + err.Error()
 	}
 	none := bounds.NoPlanning(p, m)
-	return fmt.Sprintf("%s %ss (per-timestep LP; no planning costs %s): the plan captures %s of what planning can gain",
-		fmtCost(b.Cost), p.HW.TimeUnit, fmtCost(none), fmtCaptured(bounds.Captured(none, cost, b.Cost)))
+	return fmt.Sprintf("%s %s (per-timestep LP; no planning costs %s): the plan captures %s of what planning can gain",
+		fmtCost(b.Cost), hw.Units(p.HW.TimeUnit), fmtCost(none), fmtCaptured(bounds.Captured(none, cost, b.Cost)))
 }

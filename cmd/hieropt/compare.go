@@ -18,6 +18,7 @@ import (
 	"github.com/hieropt/hieropt/baseline"
 	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
@@ -197,7 +198,7 @@ func (a *app) compare(o *compareOptions, s *search.Settings) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	unit := p.HW.TimeUnit + "s"
+	unit := hw.Units(p.HW.TimeUnit)
 	fmt.Fprintf(a.stdout, "%s on %s (%s model, costs in %s; cost lower bound %s)\n\n", p.Prog.Name, p.HW.Name, m.Name(), unit, fmtCost(b.Cost))
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 1, ' ', 0)
 	fmt.Fprintln(tw, "| planner\t| cost\t| vs no planning\t| gap to bound\t| "+p.HW.Levels[0].Name+" bytes\t| time\t| plan\t|")

@@ -35,7 +35,7 @@ file and lists its levels.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "%s: valid profile %q (%ss)\n", args[0], prof.Name, prof.TimeUnit)
+			fmt.Fprintf(a.stdout, "%s: valid profile %q (%s)\n", args[0], prof.Name, hw.Units(prof.TimeUnit))
 			a.listLevels(prof.Name, prof.TimeUnit, prof.Levels)
 			return nil
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/render"
 	"github.com/hieropt/hieropt/state"
@@ -117,7 +118,7 @@ func title(path string, pl *plan.Plan) string {
 	if pl.Planner != "" {
 		t += " (" + pl.Planner + ")"
 	}
-	return fmt.Sprintf("%s: cost %s %ss", t, fmtCost(pl.Cost.Final), pl.TimeUnit)
+	return fmt.Sprintf("%s: cost %s %s", t, fmtCost(pl.Cost.Final), hw.Units(pl.TimeUnit))
 }
 
 // readPlan reads a plan document from a file or, for "-", stdin.

@@ -11,6 +11,7 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
@@ -34,7 +35,7 @@ func (s *summary) write(w io.Writer) {
 	p := s.p
 	st := p.Prog.ComputeStats()
 	rep := costmodel.Breakdown(s.model, p, s.lay)
-	unit := p.HW.TimeUnit + "s"
+	unit := hw.Units(p.HW.TimeUnit)
 	fmt.Fprintf(w, "%s on %s: %d ops, %d blocks, %s\n", p.Prog.Name, p.HW.Name, st.Ops, st.Blocks, plural(p.Levels(), "level"))
 	fmt.Fprintf(w, "planner    %s\n", s.planner)
 	fmt.Fprintf(w, "cost       %s %s (%s model)", fmtCost(s.plan.Cost.Final), unit, s.model.Name())

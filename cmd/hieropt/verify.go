@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/plan"
 )
 
@@ -107,7 +108,7 @@ func (a *app) verify(o *verifyOptions, planArg string) error {
 		}
 		return failed(fmt.Errorf("%s is invalid: %d violations", planArg, len(res.Violations)+res.Omitted))
 	}
-	fmt.Fprintf(a.stdout, "%s: valid plan of %s on %s: %d placements, %d transfers, cost %s %ss (initial %s)\n",
-		planArg, p.Prog.Name, p.HW.Name, len(pl.Placements), len(pl.Transfers), fmtCost(res.Cost), p.HW.TimeUnit, fmtCost(res.InitialCost))
+	fmt.Fprintf(a.stdout, "%s: valid plan of %s on %s: %d placements, %d transfers, cost %s %s (initial %s)\n",
+		planArg, p.Prog.Name, p.HW.Name, len(pl.Placements), len(pl.Transfers), fmtCost(res.Cost), hw.Units(p.HW.TimeUnit), fmtCost(res.InitialCost))
 	return nil
 }
