@@ -71,6 +71,8 @@ usage; 3 internal error.`,
 		newCompareCmd(a),
 		newSweepCmd(a),
 		newImportCmd(a),
+		newCalibrateCmd(a),
+		newTuneCmd(a),
 	)
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })

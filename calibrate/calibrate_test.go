@@ -1,0 +1,507 @@
+package calibrate
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	hwconfig "github.com/hieropt/hieropt/configs/hw"
+	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/inputerr"
+)
+
+// truth are the parameters the synthetic samples are drawn from: latency
+// 50 ns everywhere, bandwidths (bytes per ns) different per level and
+// direction.
+var truth = []struct {
+	level   string
+	in, out float64
+}{
+	{"L1", 80, 100},
+	{"L2", 30, 40},
+	{"L3", 12, 15},
+	{"DRAM", 4, 5},
+}
+
+const (
+	trueLatency = 50.0
+	synthReps   = 50
+	synthSizes  = 22 // 8 B and 16 B..16 MiB
+)
+
+// synthetic draws samples of time = 50 + bytes/bandwidth with 2%
+// multiplicative Gaussian noise: 50 repetitions of 8 B (the latency rows)
+// and of 21 sizes doubling from 16 B to 16 MiB. (The small sizes, whose
+// time is mostly latency, pin the intercept: over 300 seeds the worst
+// error is 0.44% for the latency, 0.27% for the bandwidth.)
+func synthetic(seed uint64) []Sample {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	sizes := []int64{LatencyBytes}
+	for s := int64(16); s <= 16<<20; s *= 2 {
+		sizes = append(sizes, s)
+	}
+	var out []Sample
+	for _, tr := range truth {
+		for rep := 0; rep < synthReps; rep++ {
+			for _, d := range sizes {
+				for _, side := range []struct {
+					dir string
+					bw  float64
+				}{{In, tr.in}, {Out, tr.out}} {
+					t := (trueLatency + float64(d)/side.bw) * (1 + 0.02*rng.NormFloat64())
+					out = append(out, Sample{tr.level, side.dir, d, t})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestCalibrateFitRecoversKnownParameters(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		fits, err := Fit(synthetic(seed))
+		require.NoError(t, err)
+		require.Len(t, fits, 8)
+		for i, tr := range truth {
+			for j, side := range []struct {
+				dir string
+				bw  float64
+			}{{In, tr.in}, {Out, tr.out}} {
+				f := fits[2*i+j]
+				assert.Equal(t, tr.level, f.Level)
+				assert.Equal(t, side.dir, f.Direction)
+				assert.Equal(t, synthReps*synthSizes, f.N)
+				assert.InEpsilon(t, trueLatency, f.Latency, 0.01, "seed %d %s %s latency", seed, f.Level, f.Direction)
+				assert.InEpsilon(t, side.bw, f.Bandwidth, 0.01, "seed %d %s %s bandwidth", seed, f.Level, f.Direction)
+				assert.Greater(t, f.R2, 0.99)
+				assert.False(t, f.Poor, f.Warnings)
+				assert.InDelta(t, 0.02, f.ResidualStd, 0.004, "relative residuals of 2%% noise")
+				assert.Less(t, f.LatencyCI[0], f.Latency)
+				assert.Greater(t, f.LatencyCI[1], f.Latency)
+				assert.Less(t, f.BandwidthCI[0], f.Bandwidth)
+				assert.Greater(t, f.BandwidthCI[1], f.Bandwidth)
+			}
+		}
+	}
+}
+
+// TestFitConfidenceIntervalsCover checks the 95% intervals: over many
+// synthetic data sets they hold the true values about 95% of the time.
+func TestCalibrateFitConfidenceIntervalsCover(t *testing.T) {
+	var in, total int
+	for seed := uint64(100); seed < 140; seed++ {
+		fits, err := Fit(synthetic(seed))
+		require.NoError(t, err)
+		for _, f := range fits {
+			i := slices.IndexFunc(truth, func(tr struct {
+				level   string
+				in, out float64
+			}) bool {
+				return tr.level == f.Level
+			})
+			bw := truth[i].out
+			if f.Direction == In {
+				bw = truth[i].in
+			}
+			total += 2
+			if f.LatencyCI[0] <= trueLatency && trueLatency <= f.LatencyCI[1] {
+				in++
+			}
+			if f.BandwidthCI[0] <= bw && bw <= f.BandwidthCI[1] {
+				in++
+			}
+		}
+	}
+	cover := float64(in) / float64(total)
+	assert.InDelta(t, 0.95, cover, 0.04, "coverage of the 95%% intervals")
+}
+
+func TestCalibrateFitExactLine(t *testing.T) {
+	var s []Sample
+	for _, d := range []int64{8, 1000, 2000, 4000} {
+		s = append(s, Sample{"L1", Out, d, 2 + float64(d)/50})
+	}
+	fits, err := Fit(s)
+	require.NoError(t, err)
+	require.Len(t, fits, 1)
+	assert.InDelta(t, 2, fits[0].Latency, 1e-9)
+	assert.InDelta(t, 50, fits[0].Bandwidth, 1e-9)
+	assert.InDelta(t, 1, fits[0].R2, 1e-12)
+}
+
+func TestCalibrateFitFlagsPoorFits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var random []Sample
+	for i := 0; i < 200; i++ {
+		random = append(random, Sample{"L2", Out, int64(8 + rng.IntN(1<<20)), 100 + 900*rng.Float64()})
+	}
+	fits, err := Fit(random)
+	require.NoError(t, err)
+	require.Len(t, fits, 1)
+	assert.True(t, fits[0].Poor)
+	assert.Less(t, fits[0].R2, MinR2)
+	assert.Contains(t, strings.Join(fits[0].Warnings, "; "), "R²")
+
+	// Time falling with size: the slope is negative, the bandwidth clamped.
+	var falling []Sample
+	for _, d := range []int64{1000, 2000, 3000, 4000, 5000} {
+		falling = append(falling, Sample{"L3", In, d, 1000 - float64(d)/10})
+	}
+	fits, err = Fit(falling)
+	require.NoError(t, err)
+	assert.True(t, fits[0].Poor)
+	assert.Equal(t, 1/MinSlope, fits[0].Bandwidth)
+	assert.Contains(t, strings.Join(fits[0].Warnings, "; "), "slope")
+
+	// A line through the origin's left: the intercept is negative, the
+	// latency clamped.
+	var negative []Sample
+	for _, d := range []int64{2000, 3000, 4000, 5000} {
+		negative = append(negative, Sample{"DRAM", Out, d, -100 + float64(d)/10})
+	}
+	fits, err = Fit(negative)
+	require.NoError(t, err)
+	assert.True(t, fits[0].Poor)
+	assert.Equal(t, MinLatency, fits[0].Latency)
+	assert.InDelta(t, 10, fits[0].Bandwidth, 1e-9)
+	assert.Contains(t, strings.Join(fits[0].Warnings, "; "), "intercept")
+}
+
+func TestCalibrateFitErrors(t *testing.T) {
+	_, err := Fit(nil)
+	assert.EqualError(t, err, "samples: no samples")
+	_, err = Fit([]Sample{{"L1", Out, 8, 1}, {"L1", Out, 8, 1.1}, {"L1", Out, 8, 1.2}})
+	assert.EqualError(t, err, `samples: level "L1" direction "out": 3 samples at 1 sizes: a fit needs at least 3 samples at 2 or more sizes`)
+	assert.True(t, inputerr.Is(err))
+}
+
+func TestCalibrateFitOrder(t *testing.T) {
+	var s []Sample
+	for _, l := range []string{"SRAM", "DRAM", "L1"} {
+		for _, dir := range []string{Out, In} {
+			for _, d := range []int64{8, 100, 200} {
+				s = append(s, Sample{l, dir, d, 1 + float64(d)})
+			}
+		}
+	}
+	fits, err := Fit(s)
+	require.NoError(t, err)
+	var got []string
+	for _, f := range fits {
+		got = append(got, f.Level+" "+f.Direction)
+	}
+	assert.Equal(t, []string{"L1 in", "L1 out", "DRAM in", "DRAM out", "SRAM in", "SRAM out"}, got)
+}
+
+func TestCalibrateSamplesRoundTrip(t *testing.T) {
+	in := []Sample{{"L1", Out, 8, 1.25}, {"DRAM", In, 268435456, 9876543.125}}
+	var buf bytes.Buffer
+	require.NoError(t, WriteSamples(&buf, in))
+	assert.Equal(t, "level,direction,bytes,ns\nL1,out,8,1.250\nDRAM,in,268435456,9876543.125\n", buf.String())
+	out, err := ReadSamples("s.csv", &buf)
+	require.NoError(t, err)
+	assert.Equal(t, in, out)
+
+	// Spaces around fields, a byte-order mark and CRLF are accepted.
+	out, err = ReadSamples("s.csv", strings.NewReader("\uFEFFlevel, direction, bytes, ns\r\nL2 , in , 1024 , 3.5\r\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []Sample{{"L2", In, 1024, 3.5}}, out)
+}
+
+func TestCalibrateReadSamplesErrors(t *testing.T) {
+	const h = "level,direction,bytes,ns\n"
+	for _, tc := range []struct{ in, want string }{
+		{"", `samples "s.csv": line 1: missing header "level,direction,bytes,ns" (the file is empty)`},
+		{"L1,out,8,1.5\n", `samples "s.csv": line 1: missing header "level,direction,bytes,ns" (got "L1,out,8,1.5")`},
+		{"level,dir,bytes,ns\n", `samples "s.csv": line 1: missing header "level,direction,bytes,ns" (got "level,dir,bytes,ns")`},
+		{h, `samples "s.csv": no samples after the header`},
+		{h + "L1,out,8,1\nL1,out,8\n", `samples "s.csv": line 3: 3 columns, want 4 (level,direction,bytes,ns)`},
+		{h + "L1,out,8,1,2\n", `samples "s.csv": line 2: 5 columns, want 4 (level,direction,bytes,ns)`},
+		{h + "L1,out,eight,1\n", `samples "s.csv": line 2: bytes "eight" is not a number`},
+		{h + "L1,out,8.5,1\n", `samples "s.csv": line 2: bytes "8.5" is not a whole number`},
+		{h + "L1,out,99999999999999999999,1\n", `samples "s.csv": line 2: bytes 99999999999999999999 does not fit in 64 bits`},
+		{h + "L1,out,8,fast\n", `samples "s.csv": line 2: ns "fast" is not a number`},
+		{h + "L1,out,8,NaN\n", `samples "s.csv": line 2: ns "NaN" is not a finite number`},
+		{h + "L1,out,8,1e999\n", `samples "s.csv": line 2: ns "1e999" is not a finite number`},
+		{h + "L1,out,-8,1\n", `samples "s.csv": line 2: bytes -8 is negative`},
+		{h + "L1,out,8,-1.5\n", `samples "s.csv": line 2: ns -1.5 is negative`},
+		{h + "L1,up,8,1\n", `samples "s.csv": line 2: unknown direction "up": want "in" or "out"`},
+		{h + ",out,8,1\n", `samples "s.csv": line 2: empty level name`},
+		{h + "L1,\"out,8,1\n", `samples "s.csv": line 2: invalid CSV: extraneous or missing " in quoted-field`},
+	} {
+		_, err := ReadSamples("s.csv", strings.NewReader(tc.in))
+		if assert.Error(t, err, tc.in) {
+			assert.Equal(t, tc.want, err.Error(), tc.in)
+			assert.True(t, inputerr.Is(err))
+			assert.NotContains(t, err.Error(), "\n")
+		}
+	}
+}
+
+func TestCalibrateReadCaches(t *testing.T) {
+	dir := t.TempDir()
+	write := func(idx, level, typ, size string) {
+		d := filepath.Join(dir, idx)
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		for name, v := range map[string]string{"level": level, "type": typ, "size": size} {
+			require.NoError(t, os.WriteFile(filepath.Join(d, name), []byte(v+"\n"), 0o644))
+		}
+	}
+	write("index0", "1", "Data", "48K")
+	write("index1", "1", "Instruction", "32K")
+	write("index2", "2", "Unified", "2048K")
+	c := readCaches(dir)
+	assert.Equal(t, Caches{L1: 48 << 10, L2: 2 << 20, L3: FallbackL3, FromSys: [3]bool{true, true, false}}, c)
+
+	c = readCaches(filepath.Join(dir, "absent"))
+	assert.Equal(t, Caches{L1: FallbackL1, L2: FallbackL2, L3: FallbackL3}, c)
+
+	for in, want := range map[string]int64{"48K": 48 << 10, "32M": 32 << 20, "1G": 1 << 30, "4096": 4096} {
+		got, ok := parseCacheSize(in)
+		assert.True(t, ok, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"", "K", "-1K", "12Q"} {
+		_, ok := parseCacheSize(in)
+		assert.False(t, ok, in)
+	}
+}
+
+const baseYAML = `format: hieropt.hw/v1
+name: my-box
+time_unit: cycle
+levels:
+  - {name: L1, capacity: 40960, alignment: 32, in: {latency: 1, bandwidth: 1}, out: {latency: 1, bandwidth: 1}}
+  - {name: L2, capacity: 1310720, alignment: 64, in: {latency: 1, bandwidth: 1}, out: {latency: 1, bandwidth: 1}}
+  - {name: L3, capacity: 8388608, alignment: 64, in: {latency: 1, bandwidth: 1}, out: {latency: 1, bandwidth: 1}}
+  - {name: DRAM, capacity: 1073741824, alignment: 128, in: {latency: 1, bandwidth: 1}, out: {latency: 1, bandwidth: 1}}
+`
+
+func TestCalibrateProfileWithBase(t *testing.T) {
+	fits, err := Fit(synthetic(1))
+	require.NoError(t, err)
+	base, err := hwconfig.Parse("base.yaml", []byte(baseYAML))
+	require.NoError(t, err)
+	p, err := ProfileFrom(fits, base, "tuned-box", "samples.csv")
+	require.NoError(t, err)
+
+	var buf bytes.Buffer
+	require.NoError(t, WriteProfile(&buf, p))
+	got, err := hwconfig.Parse("tuned.yaml", buf.Bytes())
+	require.NoError(t, err, buf.String())
+	assert.Equal(t, "tuned-box", got.Name)
+	assert.Equal(t, hw.NS, got.TimeUnit)
+	assert.Equal(t, p.Description, got.Description)
+	desc := strings.Join(strings.Fields(got.Description), " ")
+	assert.Contains(t, desc, `Fitted by hieropt tune from the samples file "samples.csv"`)
+	assert.Contains(t, desc, "R² per level: L1 in 0.99")
+	assert.Contains(t, desc, `base profile "my-box"`)
+	require.Len(t, got.Levels, 4)
+	for i, l := range got.Levels {
+		assert.Equal(t, base.Levels[i].Name, l.Name)
+		assert.Equal(t, base.Levels[i].Capacity, l.Capacity)
+		assert.Equal(t, base.Levels[i].Alignment, l.Alignment)
+		assert.InEpsilon(t, trueLatency, l.In.Latency, 0.01)
+		assert.InEpsilon(t, trueLatency, l.Out.Latency, 0.01)
+		assert.InEpsilon(t, truth[i].in, l.In.Bandwidth, 0.01)
+		assert.InEpsilon(t, truth[i].out, l.Out.Bandwidth, 0.01)
+	}
+
+	// The base's order wins over the samples'.
+	rev := *base
+	rev.Levels = slices.Clone(base.Levels)
+	slices.Reverse(rev.Levels)
+	p, err = Profile(fits, &rev, "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"DRAM", "L3", "L2", "L1"}, p.LevelNames())
+	assert.Equal(t, DefaultName, p.Name)
+
+	// Level names must match one for one.
+	short := *base
+	short.Levels = base.Levels[:3]
+	_, err = Profile(fits, &short, "x")
+	assert.EqualError(t, err, `hardware profile "my-box": has no level "DRAM" (it has L1, L2, L3): the base's level names must match the samples'`)
+	other, err := hwconfig.Builtin("cpu-sapphire-rapids")
+	require.NoError(t, err)
+	_, err = Profile(fits, other, "x")
+	assert.EqualError(t, err, `hardware profile "cpu-sapphire-rapids": level "L1D": no samples for this level (the samples have L1, L2, L3, DRAM): the base's level names must match`)
+}
+
+func TestCalibrateProfileWithoutBase(t *testing.T) {
+	fits, err := Fit(synthetic(2))
+	require.NoError(t, err)
+	caches := Caches{L1: 48 << 10, L2: 1 << 20, L3: 32 << 20, FromSys: [3]bool{true, true, false}}
+	p, err := buildProfile(fits, nil, "here", "s.csv", caches)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, WriteProfile(&buf, p))
+	got, err := hwconfig.Parse("here.yaml", buf.Bytes())
+	require.NoError(t, err, buf.String())
+	assert.Equal(t, []string{"L1", "L2", "L3", "DRAM"}, got.LevelNames())
+	for i, c := range []int64{48 << 10, 1 << 20, 32 << 20, DRAMCapacity} {
+		assert.Equal(t, c, got.Levels[i].Capacity)
+		assert.Equal(t, int64(DefaultAlignment), got.Levels[i].Alignment)
+	}
+	assert.Contains(t, strings.Join(strings.Fields(got.Description), " "), "L1 48 KiB (/sys), L2 1 MiB (/sys), L3 32 MiB (fallback), DRAM 16 GiB (assumed)")
+	assert.Contains(t, buf.String(), "name: here\n")
+
+	// This machine's caches (whatever they are) also make a valid profile.
+	_, err = Profile(fits, nil, "x")
+	require.NoError(t, err)
+
+	// A level calibrate does not know has no capacity without a base.
+	var s []Sample
+	for _, dir := range []string{In, Out} {
+		for _, d := range []int64{8, 100, 200} {
+			s = append(s, Sample{"HBM", dir, d, 1 + float64(d)})
+		}
+	}
+	fits, err = Fit(s)
+	require.NoError(t, err)
+	_, err = Profile(fits, nil, "x")
+	assert.EqualError(t, err, `samples: level "HBM": no capacity known for this level (calibrate knows L1, L2, L3, DRAM): give a base profile that has it`)
+
+	// Both directions are needed.
+	_, err = Profile(fits[:1], nil, "x")
+	assert.EqualError(t, err, `samples: level "HBM": no "out" samples: a profile needs both directions of every level`)
+}
+
+func TestCalibrateWriteProfileQuotes(t *testing.T) {
+	for _, desc := range []string{"two\nlines: # not a comment", "\n\n  indented\n", "tab\there \"quoted\" ünïcode", "a\n\nb"} {
+		p := &hw.Profile{Name: "yes", Description: desc, TimeUnit: hw.NS, Levels: []hw.Level{
+			{Name: "a b", Capacity: 1 << 40, Alignment: 64, In: hw.Link{Latency: 0.001, Bandwidth: 1e6}, Out: hw.Link{Latency: 123456.75, Bandwidth: 1e-3}},
+			{Name: "DRAM", Capacity: 1 << 30, Alignment: 64, In: hw.Link{Latency: 1, Bandwidth: 2}, Out: hw.Link{Latency: 3, Bandwidth: 4}},
+		}}
+		var buf bytes.Buffer
+		require.NoError(t, WriteProfile(&buf, p))
+		got, err := hwconfig.Parse("q.yaml", buf.Bytes())
+		require.NoError(t, err, buf.String())
+		assert.Equal(t, p, got, buf.String())
+	}
+}
+
+func TestCalibratePlan(t *testing.T) {
+	c := Caches{L1: 48 << 10, L2: 1 << 20, L3: 32 << 20}
+	plan, err := Plan(Options{Caches: &c})
+	require.NoError(t, err)
+	require.Len(t, plan, 4)
+	bounds := map[string][2]int64{"L1": {6 << 10, 24 << 10}, "L2": {128 << 10, 512 << 10}, "L3": {4 << 20, 16 << 20}, "DRAM": {64 << 20, 256 << 20}}
+	for i, p := range plan {
+		assert.Equal(t, LevelOrder[i], p.Level)
+		assert.Len(t, p.Sizes, 12)
+		assert.Equal(t, bounds[p.Level][0], p.Sizes[0], p.Level)
+		assert.Equal(t, bounds[p.Level][1], p.Sizes[11], p.Level)
+		assert.True(t, slices.IsSorted(p.Sizes))
+		for _, s := range p.Sizes {
+			assert.Zero(t, s%256)
+		}
+		assert.Contains(t, p.Sizes, p.ChaseBytes)
+	}
+	plan, err = Plan(Options{Caches: &c, Quick: true, Levels: []string{"DRAM", "L1"}})
+	require.NoError(t, err)
+	assert.Equal(t, []int64{64 << 20, 80 << 20, 96 << 20}, plan[0].Sizes)
+	assert.Equal(t, "L1", plan[1].Level)
+
+	_, err = Plan(Options{Levels: []string{"L4"}})
+	assert.EqualError(t, err, `unknown level "L4": want L1, L2, L3, DRAM`)
+	_, err = Plan(Options{Levels: []string{"L1", "L1"}})
+	assert.EqualError(t, err, `level "L1" given twice`)
+}
+
+// TestMeasureQuick runs a real, short measurement: every level and both
+// directions get positive times, streaming rows at the planned sizes and
+// latency rows of LatencyBytes.
+func TestCalibrateMeasureQuick(t *testing.T) {
+	start := time.Now()
+	var calls, last, total int
+	samples, err := Measure(context.Background(), Options{Quick: true, Repeat: 2, Batch: 20 * time.Microsecond,
+		Progress: func(done, tot int) { calls++; last, total = done, tot }})
+	require.NoError(t, err)
+	t.Logf("quick measure: %d samples in %v with %s kernels", len(samples), time.Since(start), Kernel())
+	assert.Equal(t, total, last)
+	assert.Equal(t, total, calls)
+	plan, err := Plan(Options{Quick: true})
+	require.NoError(t, err)
+	type key struct{ level, dir string }
+	stream, latency := map[key]int{}, map[key]int{}
+	for _, s := range samples {
+		assert.Greater(t, s.NS, 0.0, "%+v", s)
+		assert.False(t, math.IsInf(s.NS, 0) || math.IsNaN(s.NS), "%+v", s)
+		if s.Bytes == LatencyBytes {
+			latency[key{s.Level, s.Direction}]++
+		} else {
+			stream[key{s.Level, s.Direction}]++
+		}
+	}
+	for _, p := range plan {
+		for _, d := range []string{In, Out} {
+			assert.Equal(t, 2*len(p.Sizes), stream[key{p.Level, d}], "%s %s", p.Level, d)
+			assert.Equal(t, 2*len(p.Sizes), latency[key{p.Level, d}], "%s %s", p.Level, d)
+		}
+	}
+	fits, err := Fit(samples)
+	require.NoError(t, err)
+	assert.Len(t, fits, 8)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = Measure(ctx, Options{Quick: true, Levels: []string{"L1"}})
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestCalibrateKernels(t *testing.T) {
+	b := make([]uint64, 4*kernelWords)
+	for i := range b {
+		b[i] = uint64(i)
+	}
+	n := uint64(len(b))
+	assert.Equal(t, n*(n-1)/2, kernels.read(b), kernels.name)
+	assert.Equal(t, n*(n-1)/2, readGo(b))
+	kernels.write(b[:2*kernelWords], 7)
+	for i, v := range b {
+		if i < 2*kernelWords {
+			assert.Equal(t, uint64(7), v, i)
+		} else {
+			assert.Equal(t, uint64(i), v, i)
+		}
+	}
+	writeGo(b, 9)
+	assert.Equal(t, 9*n, readGo(b))
+
+	// Measure also works with the portable kernels.
+	saved := kernels
+	defer func() { kernels = saved }()
+	kernels = kernelSet{name: "go", read: readGo, write: writeGo}
+	samples, err := Measure(context.Background(), Options{Quick: true, Repeat: 1, Levels: []string{"L1"}, Batch: 10 * time.Microsecond})
+	require.NoError(t, err)
+	assert.Len(t, samples, 4*sizesQuick)
+	for _, s := range samples {
+		assert.Greater(t, s.NS, 0.0)
+	}
+}
+
+func TestCalibrateRing(t *testing.T) {
+	m := &meter{rng: rand.New(rand.NewPCG(1, 1))}
+	ring, free := m.ring(64 << 10)
+	defer free()
+	nodes := len(ring) / lineWords
+	seen := make([]bool, nodes)
+	p := uint64(0)
+	for i := 0; i < nodes; i++ {
+		require.Zero(t, p%lineWords)
+		require.False(t, seen[p/lineWords], "node %d visited twice after %d hops", p/lineWords, i)
+		seen[p/lineWords] = true
+		p = ring[p]
+	}
+	assert.Zero(t, p, "one lap returns to the start")
+}
