@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -406,11 +407,27 @@ func TestCalibratePlan(t *testing.T) {
 			assert.Zero(t, s%256)
 		}
 		assert.Contains(t, p.Sizes, p.ChaseBytes)
+		// Copies: half the smallest, a middle and the largest size.
+		require.Len(t, p.CopySizes, 3, p.Level)
+		assert.Equal(t, bounds[p.Level][0]/2, p.CopySizes[0], p.Level)
+		assert.Equal(t, bounds[p.Level][1]/2, p.CopySizes[2], p.Level)
+		assert.True(t, slices.IsSorted(p.CopySizes))
+		for _, s := range p.CopySizes {
+			assert.Zero(t, s%256)
+		}
 	}
+	assert.Equal(t, []int64{3 << 10, 7 << 10, 12 << 10}, plan[0].CopySizes) // the middle one: half of the 6th size, 14 KiB
 	plan, err = Plan(Options{Caches: &c, Quick: true, Levels: []string{"DRAM", "L1"}})
 	require.NoError(t, err)
 	assert.Equal(t, []int64{64 << 20, 80 << 20, 96 << 20}, plan[0].Sizes)
+	assert.Equal(t, []int64{32 << 20, 40 << 20, 48 << 20}, plan[0].CopySizes)
 	assert.Equal(t, "L1", plan[1].Level)
+
+	// Tiny levels: copies are at least 256 bytes, without repeats.
+	tiny := Caches{L1: 1 << 10, L2: 4 << 10, L3: 8 << 10}
+	plan, err = Plan(Options{Caches: &tiny, Levels: []string{"L1"}})
+	require.NoError(t, err)
+	assert.Equal(t, []int64{256}, plan[0].CopySizes)
 
 	_, err = Plan(Options{Levels: []string{"L4"}})
 	assert.EqualError(t, err, `unknown level "L4": want L1, L2, L3, DRAM`)
@@ -424,14 +441,20 @@ func TestCalibratePlan(t *testing.T) {
 func TestCalibrateMeasureQuick(t *testing.T) {
 	start := time.Now()
 	var calls, last, total int
-	samples, err := Measure(context.Background(), Options{Quick: true, Repeat: 2, Batch: 20 * time.Microsecond,
+	res, err := Measure(context.Background(), Options{Quick: true, Repeat: 2, Batch: 20 * time.Microsecond,
 		Progress: func(done, tot int) { calls++; last, total = done, tot }})
 	require.NoError(t, err)
-	t.Logf("quick measure: %d samples in %v with %s kernels", len(samples), time.Since(start), Kernel())
+	samples := res.Samples
+	t.Logf("quick measure: %d samples, %d copies in %v with %s kernels", len(samples), len(res.Copies), time.Since(start), Kernel())
 	assert.Equal(t, total, last)
 	assert.Equal(t, total, calls)
 	plan, err := Plan(Options{Quick: true})
 	require.NoError(t, err)
+	steps := 0
+	for _, p := range plan {
+		steps += bestOf * 2 * (2*len(p.Sizes) + len(p.CopySizes))
+	}
+	assert.Equal(t, steps, total, "progress counts the copies")
 	type key struct{ level, dir string }
 	stream, latency := map[key]int{}, map[key]int{}
 	for _, s := range samples {
@@ -453,6 +476,20 @@ func TestCalibrateMeasureQuick(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, fits, 8)
 
+	// Copies: every level, each copy size twice, in plan order.
+	copies := map[string][]int64{}
+	for _, c := range res.Copies {
+		assert.Greater(t, c.NS, 0.0, "%+v", c)
+		assert.False(t, math.IsInf(c.NS, 0) || math.IsNaN(c.NS), "%+v", c)
+		copies[c.Level] = append(copies[c.Level], c.Bytes)
+	}
+	for _, p := range plan {
+		assert.Equal(t, append(slices.Clone(p.CopySizes), p.CopySizes...), copies[p.Level], p.Level)
+	}
+	checks, err := CheckCopies(fits, res.Copies)
+	require.NoError(t, err)
+	assert.Len(t, checks, len(plan)*sizesQuick)
+
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = Measure(ctx, Options{Quick: true, Levels: []string{"L1"}})
@@ -460,34 +497,145 @@ func TestCalibrateMeasureQuick(t *testing.T) {
 }
 
 func TestCalibrateKernels(t *testing.T) {
-	b := make([]uint64, 4*kernelWords)
-	for i := range b {
-		b[i] = uint64(i)
+	assert.Equal(t, availableKernels[0].name, Kernel(), "Measure uses the fastest")
+	assert.Equal(t, "go", availableKernels[len(availableKernels)-1].name)
+	for _, k := range availableKernels {
+		b := make([]uint64, 4*kernelWords)
+		for i := range b {
+			b[i] = uint64(i)
+		}
+		n := uint64(len(b))
+		assert.Equal(t, n*(n-1)/2, k.read(b), k.name)
+		k.write(b[:2*kernelWords], 7)
+		for i, v := range b {
+			if i < 2*kernelWords {
+				assert.Equal(t, uint64(7), v, "%s %d", k.name, i)
+			} else {
+				assert.Equal(t, uint64(i), v, "%s %d", k.name, i)
+			}
+		}
+		k.write(b, 9)
+		assert.Equal(t, 9*n, k.read(b), k.name)
 	}
-	n := uint64(len(b))
-	assert.Equal(t, n*(n-1)/2, kernels.read(b), kernels.name)
-	assert.Equal(t, n*(n-1)/2, readGo(b))
-	kernels.write(b[:2*kernelWords], 7)
-	for i, v := range b {
-		if i < 2*kernelWords {
-			assert.Equal(t, uint64(7), v, i)
-		} else {
-			assert.Equal(t, uint64(i), v, i)
+	t.Logf("kernels: %s", Kernel())
+}
+
+// TestCalibrateCopyKernels checks that every copy kernel copies: after a
+// copy of n words, the destination's n words equal the source's, byte for
+// byte, and nothing else changed; at unaligned addresses too.
+func TestCalibrateCopyKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, k := range availableKernels {
+		for _, words := range []int{0, kernelWords, 3 * kernelWords, 64 * kernelWords} {
+			for _, skew := range []int{0, 1, 5} { // words: 8- and 40-byte misalignment
+				src := make([]uint64, words+skew)
+				for i := range src {
+					src[i] = rng.Uint64()
+				}
+				before := slices.Clone(src)
+				dst := make([]uint64, words+skew+kernelWords) // room after, which must stay 0
+				k.copy(dst[skew:], src[skew:])
+				assert.Equal(t, before, src, "%s %d words skew %d: source untouched", k.name, words, skew)
+				assert.Equal(t, src[skew:], dst[skew:skew+words], "%s %d words skew %d", k.name, words, skew)
+				assert.Equal(t, make([]uint64, skew), dst[:skew], "%s: before the destination", k.name)
+				assert.Equal(t, make([]uint64, kernelWords), dst[skew+words:], "%s: after the destination", k.name)
+			}
 		}
 	}
-	writeGo(b, 9)
-	assert.Equal(t, 9*n, readGo(b))
 
-	// Measure also works with the portable kernels.
+	// The level's buffers: source at the start, destination on the next
+	// page boundary, disjoint, within the buffer Measure allocates.
+	for _, size := range []int64{256, 3 << 10, 4 << 10, 7 << 10, 12 << 10} {
+		buf := make([]uint64, copyOffset(size)+size/8)
+		dst, src := copyBuffers(buf, size)
+		assert.Len(t, src, int(size/8))
+		assert.Len(t, dst, int(size/8))
+		off := int64(uintptr(unsafe.Pointer(&dst[0])) - uintptr(unsafe.Pointer(&src[0])))
+		assert.Zero(t, off%pageBytes, size)
+		assert.GreaterOrEqual(t, off, size)
+		assert.Less(t, off, size+pageBytes)
+	}
+}
+
+// TestCalibrateMeasurePortableKernels runs Measure with the Go kernels.
+func TestCalibrateMeasurePortableKernels(t *testing.T) {
 	saved := kernels
 	defer func() { kernels = saved }()
-	kernels = kernelSet{name: "go", read: readGo, write: writeGo}
-	samples, err := Measure(context.Background(), Options{Quick: true, Repeat: 1, Levels: []string{"L1"}, Batch: 10 * time.Microsecond})
+	kernels = goKernels
+	res, err := Measure(context.Background(), Options{Quick: true, Repeat: 1, Levels: []string{"L1"}, Batch: 10 * time.Microsecond})
 	require.NoError(t, err)
-	assert.Len(t, samples, 4*sizesQuick)
-	for _, s := range samples {
+	assert.Len(t, res.Samples, 4*sizesQuick)
+	for _, s := range res.Samples {
 		assert.Greater(t, s.NS, 0.0)
 	}
+	assert.Len(t, res.Copies, sizesQuick)
+	for _, c := range res.Copies {
+		assert.Greater(t, c.NS, 0.0)
+	}
+}
+
+func TestCalibratePredictCopy(t *testing.T) {
+	fits := []LinkFit{
+		{Level: "L1", Direction: In, Latency: 2, Bandwidth: 100},
+		{Level: "L1", Direction: Out, Latency: 1, Bandwidth: 200},
+		{Level: "DRAM", Direction: Out, Latency: 100, Bandwidth: 40},
+	}
+	ns, ok := PredictCopy(fits, "L1", 4000)
+	assert.True(t, ok)
+	assert.InDelta(t, 1+4000.0/200+2+4000.0/100, ns, 1e-12) // 63
+	ns, ok = PredictCopy(fits, "L1", 0)
+	assert.True(t, ok)
+	assert.InDelta(t, 3, ns, 1e-12, "latencies only")
+	_, ok = PredictCopy(fits, "DRAM", 4000)
+	assert.False(t, ok, "no in fit")
+	_, ok = PredictCopy(fits, "L2", 4000)
+	assert.False(t, ok)
+
+	// Fitted from exact lines, the prediction is the sum of the two.
+	var s []Sample
+	for _, d := range []int64{8, 1 << 10, 4 << 10, 16 << 10} {
+		s = append(s, Sample{"L2", Out, d, 5 + float64(d)/150}, Sample{"L2", In, d, 6 + float64(d)/50})
+	}
+	fits, err := Fit(s)
+	require.NoError(t, err)
+	ns, ok = PredictCopy(fits, "L2", 30000)
+	assert.True(t, ok)
+	assert.InDelta(t, 5+30000.0/150+6+30000.0/50, ns, 1e-6)
+}
+
+func TestCalibrateCheckCopies(t *testing.T) {
+	fits := []LinkFit{
+		{Level: "DRAM", Direction: In, Latency: 100, Bandwidth: 20},
+		{Level: "DRAM", Direction: Out, Latency: 100, Bandwidth: 20},
+		{Level: "L1", Direction: In, Latency: 1, Bandwidth: 100},
+		{Level: "L1", Direction: Out, Latency: 1, Bandwidth: 100},
+	}
+	copies := []CopySample{
+		{"DRAM", 2000, 100}, {"L1", 1000, 30}, {"L1", 500, 12}, {"L1", 1000, 11}, {"L1", 1000, 40},
+	}
+	got, err := CheckCopies(fits, copies)
+	require.NoError(t, err)
+	want := []CopyCheck{
+		{Level: "L1", Bytes: 500, N: 1, Measured: 12, Predicted: 12, Error: 0},
+		{Level: "L1", Bytes: 1000, N: 3, Measured: 30, Predicted: 22, Error: 22.0/30 - 1}, // the median of 11, 30, 40
+		{Level: "DRAM", Bytes: 2000, N: 1, Measured: 100, Predicted: 400, Error: 3},
+	}
+	require.Len(t, got, len(want))
+	for i := range want {
+		assert.Equal(t, want[i].Level, got[i].Level)
+		assert.Equal(t, want[i].Bytes, got[i].Bytes)
+		assert.Equal(t, want[i].N, got[i].N)
+		assert.InDelta(t, want[i].Measured, got[i].Measured, 1e-12)
+		assert.InDelta(t, want[i].Predicted, got[i].Predicted, 1e-12)
+		assert.InDelta(t, want[i].Error, got[i].Error, 1e-12)
+	}
+	assert.InDelta(t, 25.0, median([]float64{40, 10, 30, 20}), 1e-12)
+
+	got, err = CheckCopies(fits, nil)
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	_, err = CheckCopies(fits[:3], copies)
+	assert.EqualError(t, err, `level "L1": the copy check needs the level's in and out fits`)
 }
 
 func TestCalibrateRing(t *testing.T) {

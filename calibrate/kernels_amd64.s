@@ -1,7 +1,9 @@
 #include "textflag.h"
 
 // Streaming kernels for calibrate. n is a multiple of 256 (the caller
-// guarantees it); p need not be aligned.
+// guarantees it); p, dst and src need not be aligned. The copy kernels load
+// 256 bytes, then store them: every byte of src is loaded once and every
+// byte of dst stored once; dst and src must not overlap.
 
 // func readAVX512(p *byte, n int) uint64
 TEXT ·readAVX512(SB), NOSPLIT, $0-24
@@ -126,5 +128,65 @@ w2loop:
 	JNZ     w2loop
 
 w2done:
+	VZEROUPPER
+	RET
+
+// func copyAVX512(dst, src *byte, n int)
+TEXT ·copyAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $8, CX
+	JZ   c512done
+
+c512loop:
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VMOVDQU64 Z0, 0(DI)
+	VMOVDQU64 Z1, 64(DI)
+	VMOVDQU64 Z2, 128(DI)
+	VMOVDQU64 Z3, 192(DI)
+	ADDQ      $256, SI
+	ADDQ      $256, DI
+	DECQ      CX
+	JNZ       c512loop
+
+c512done:
+	VZEROUPPER
+	RET
+
+// func copyAVX2(dst, src *byte, n int)
+TEXT ·copyAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $8, CX
+	JZ   c2done
+
+c2loop:
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+	VMOVDQU 128(SI), Y4
+	VMOVDQU 160(SI), Y5
+	VMOVDQU 192(SI), Y6
+	VMOVDQU 224(SI), Y7
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	ADDQ    $256, SI
+	ADDQ    $256, DI
+	DECQ    CX
+	JNZ     c2loop
+
+c2done:
 	VZEROUPPER
 	RET

@@ -28,8 +28,9 @@ type Options struct {
 	// (50µs with Quick).
 	Batch time.Duration
 	// Progress, if set, is called after every step (the 2 latency runs,
-	// or the 2 streaming runs, of one size in one sweep) with the number
-	// of steps done and the total.
+	// or the 2 streaming runs, of one size in one sweep, or the copy run
+	// of one copy size in one sweep) with the number of steps done and the
+	// total.
 	Progress func(done, total int)
 }
 
@@ -45,19 +46,32 @@ const (
 )
 
 // LevelPlan is what Measure does for one level: streaming samples at Sizes
-// (bytes) and pointer-chase samples over a ring of ChaseBytes.
+// (bytes), pointer-chase samples over a ring of ChaseBytes, and copy
+// samples of CopySizes bytes.
 type LevelPlan struct {
 	Level      string
 	Sizes      []int64
 	ChaseBytes int64
+	// CopySizes are the bytes of the copy samples: each is half of a
+	// streaming size (the smallest, a middle one and the largest), so that
+	// source and destination together take the room of that streaming
+	// buffer and sit in the level as it does.
+	CopySizes []int64
 }
+
+// pageBytes is the granule of 4K aliasing: a load whose address matches a
+// pending store's in bits 0-11 waits for it on x86 cores. The copy's
+// destination starts a whole number of pages after its source.
+const pageBytes = 4096
 
 // Plan returns the sizes Measure uses for each level: from 1/8 to 1/2 of
 // the level's capacity for L1, L2 and L3, and from 2x the L3 to 8x the L3
 // (at most 256 MiB, at least twice the start) for DRAM; 12 sizes spread
 // evenly (3 with Quick, and DRAM from 2x to 3x the L3). Sizes are multiples
 // of 256 bytes. The pointer chase runs over the largest size of L1 and L2
-// and the smallest of L3 and DRAM.
+// and the smallest of L3 and DRAM. Copies move half of the smallest, a
+// middle and the largest size (rounded down to 256 bytes) from one buffer
+// into another.
 func Plan(o Options) ([]LevelPlan, error) {
 	caches := ReadCaches()
 	if o.Caches != nil {
@@ -92,6 +106,12 @@ func Plan(o Options) ([]LevelPlan, error) {
 			lo, hi = c/8, c/2
 		}
 		p := LevelPlan{Level: l, Sizes: spread(lo, hi, n)}
+		for _, i := range []int{0, (len(p.Sizes) - 1) / 2, len(p.Sizes) - 1} {
+			c := p.Sizes[i] / 2 / (kernelWords * 8) * (kernelWords * 8)
+			if c = max(c, kernelWords*8); !slices.Contains(p.CopySizes, c) {
+				p.CopySizes = append(p.CopySizes, c)
+			}
+		}
 		// The ring of the latency samples: for L1 and L2 the largest size,
 		// so that few hops hit the level above; for L3 and DRAM the
 		// smallest (4x the L2, 2x the L3), which misses the level above
@@ -140,6 +160,26 @@ func spread(lo, hi int64, n int) []int64 {
 // sink keeps the checksums of the read kernels and chases alive.
 var sink uint64
 
+// CopySample is one copy measurement: copying Bytes bytes from one buffer
+// to another, both resident in the level Level, took NS nanoseconds. Copies
+// are not samples of the model (the samples file holds in and out only):
+// they check it (CheckCopies).
+type CopySample struct {
+	Level string
+	Bytes int64
+	NS    float64
+}
+
+// Result is what Measure measured.
+type Result struct {
+	// Samples are the in and out samples: what WriteSamples writes and
+	// Fit fits.
+	Samples []Sample
+	// Copies are the copy samples, for each level, each repetition and
+	// each of the level's CopySizes in turn.
+	Copies []CopySample
+}
+
 // Measure measures this machine's memory hierarchy and returns the
 // samples, for each level of the plan (see Plan), each repetition and each
 // size in turn:
@@ -157,24 +197,32 @@ var sink uint64
 //   - in, LatencyBytes: the same chase storing into each line it visits
 //     before loading from it (a dependent read-for-ownership).
 //
+// and the copy samples (Result.Copies), for each level, each repetition
+// and each of the level's CopySizes: the time of one pass of a copy kernel
+// (every byte of the source loaded, every byte of the destination stored)
+// from a buffer of that size into another, the destination starting at
+// the first 4 KiB boundary after the source (see copyOffset), both
+// warmed by a pass.
+//
 // Times are in nanoseconds; each sample is the fastest of 3 timed runs of
 // at least Options.Batch, taken in 3 sweeps over the level, far apart in
 // time, so that an interruption of the process or a burst of interference
 // from other tenants of the machine does not count; a sweep takes its
-// latency samples before its streaming ones. Buffers are 2 MiB-aligned
-// and advised to use huge pages (Linux). Measure runs on a locked OS
-// thread with the garbage collector off. Cancelling ctx stops it within a step; it then
-// returns the samples of the levels completed and ctx.Err().
-func Measure(ctx context.Context, o Options) ([]Sample, error) {
+// latency samples, then its streaming ones, then its copies. Buffers are
+// 2 MiB-aligned and advised to use huge pages (Linux). Measure runs on a
+// locked OS thread with the garbage collector off. Cancelling ctx stops it
+// within a step; it then returns the samples of the levels completed and
+// ctx.Err().
+func Measure(ctx context.Context, o Options) (Result, error) {
 	plan, err := Plan(o)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	if o.Repeat == 0 {
 		o.Repeat = 5
 	}
 	if o.Repeat < 0 {
-		return nil, fmt.Errorf("repeat %d: want at least 1", o.Repeat)
+		return Result{}, fmt.Errorf("repeat %d: want at least 1", o.Repeat)
 	}
 	if o.Batch <= 0 {
 		o.Batch = batchFull
@@ -184,7 +232,7 @@ func Measure(ctx context.Context, o Options) ([]Sample, error) {
 	}
 	total := 0
 	for _, p := range plan {
-		total += bestOf * o.Repeat * len(p.Sizes) * 2
+		total += bestOf * o.Repeat * (2*len(p.Sizes) + len(p.CopySizes))
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -193,11 +241,11 @@ func Measure(ctx context.Context, o Options) ([]Sample, error) {
 
 	m := &meter{batch: o.Batch, rng: rand.New(rand.NewPCG(1, 2))}
 	spin(ifElse(o.Quick, 20*time.Millisecond, 200*time.Millisecond)) // let the clock ramp up
-	var out []Sample
+	var out Result
 	done := 0
 	for _, p := range plan {
 		var err error
-		out, done, err = m.level(ctx, p, o, out, done, total)
+		done, err = m.level(ctx, p, o, &out, done, total)
 		if err != nil {
 			return out, err
 		}
@@ -205,9 +253,9 @@ func Measure(ctx context.Context, o Options) ([]Sample, error) {
 	return out, nil
 }
 
-// level takes the samples of one level, appending them to out. Each
-// sample is the fastest of bestOf runs taken in bestOf sweeps over all the
-// level's repetitions and sizes, so that a sample's runs are far apart in
+// level takes the samples of one level, appending them to out once all
+// are taken. Each sample is the fastest of bestOf runs taken in bestOf
+// sweeps over all the level's repetitions and sizes, so that a sample's runs are far apart in
 // time: a burst of interference (other processes; in a virtual machine,
 // other tenants sharing the core or the L3) rarely covers all of them.
 //
@@ -215,9 +263,14 @@ func Measure(ctx context.Context, o Options) ([]Sample, error) {
 // samples: a pointer chase right after a streaming pass is slower for a
 // millisecond or so (the prefetchers trained on the stream keep issuing
 // useless requests; the page-table entries of the ring have left the
-// caches), so the latency phase starts with warmChase.
-func (m *meter) level(ctx context.Context, p LevelPlan, o Options, out []Sample, done, total int) ([]Sample, int, error) {
-	buf, freeBuf := allocWords(int(p.Sizes[len(p.Sizes)-1] / 8))
+// caches), so the latency phase starts with warmChase. The copies come
+// last, over the same buffer.
+func (m *meter) level(ctx context.Context, p LevelPlan, o Options, out *Result, done, total int) (int, error) {
+	words := p.Sizes[len(p.Sizes)-1] / 8
+	for _, c := range p.CopySizes {
+		words = max(words, copyOffset(c)+c/8)
+	}
+	buf, freeBuf := allocWords(int(words))
 	defer freeBuf()
 	// Write every page: an untouched page of anonymous memory reads as
 	// the kernel's shared zero page, which would stay in the caches.
@@ -230,6 +283,11 @@ func (m *meter) level(ctx context.Context, p LevelPlan, o Options, out []Sample,
 		best[i] = [4]float64{math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)}
 	}
 	keep := func(i, k int, t float64) { best[i][k] = min(best[i][k], t) }
+	nc := o.Repeat * len(p.CopySizes)
+	bestCopy := make([]float64, nc)
+	for i := range bestCopy {
+		bestCopy[i] = math.Inf(1)
+	}
 	step := func() error {
 		done++
 		if o.Progress != nil {
@@ -248,7 +306,7 @@ func (m *meter) level(ctx context.Context, p LevelPlan, o Options, out []Sample,
 				keep(i, 2, m.latency(ring, false))
 			}
 			if err := step(); err != nil {
-				return out, done, err
+				return done, err
 			}
 		}
 		for i := 0; i < n; i++ {
@@ -259,19 +317,46 @@ func (m *meter) level(ctx context.Context, p LevelPlan, o Options, out []Sample,
 			keep(i, 1, m.stream(b, true))
 			keep(i, 0, m.stream(b, false))
 			if err := step(); err != nil {
-				return out, done, err
+				return done, err
+			}
+		}
+		for i := 0; i < nc; i++ {
+			dst, src := copyBuffers(buf, p.CopySizes[i%len(p.CopySizes)])
+			bestCopy[i] = min(bestCopy[i], m.copy(dst, src))
+			if err := step(); err != nil {
+				return done, err
 			}
 		}
 	}
 	for i, t := range best {
 		size := p.Sizes[i%len(p.Sizes)]
-		out = append(out,
+		out.Samples = append(out.Samples,
 			Sample{p.Level, Out, size, t[0]},
 			Sample{p.Level, In, size, t[1]},
 			Sample{p.Level, Out, LatencyBytes, t[2]},
 			Sample{p.Level, In, LatencyBytes, t[3]})
 	}
-	return out, done, nil
+	for i, t := range bestCopy {
+		out.Copies = append(out.Copies, CopySample{p.Level, p.CopySizes[i%len(p.CopySizes)], t})
+	}
+	return done, nil
+}
+
+// copyOffset is where, in words, the destination of a copy of size bytes
+// starts in the level's buffer: at the first page boundary after the
+// source (which starts at the buffer's start, page-aligned), so that the
+// destination's address is the source's plus a whole number of pages.
+// At a distance of d bytes (mod 4 KiB), the load of the source d bytes on
+// from a store to the destination matches that store's address in bits
+// 0-11 and, if the store is still pending, waits for it (4K aliasing); at
+// whole pages the match is 4 KiB on, when the store has long been done.
+func copyOffset(size int64) int64 { return (size + pageBytes - 1) / pageBytes * pageBytes / 8 }
+
+// copyBuffers returns the destination and the source of a copy of size
+// bytes within buf.
+func copyBuffers(buf []uint64, size int64) (dst, src []uint64) {
+	off := copyOffset(size)
+	return buf[off : off+size/8], buf[:size/8]
 }
 
 func ifElse[T any](c bool, a, b T) T {
@@ -291,6 +376,22 @@ func spin(d time.Duration) {
 		}
 	}
 	sink += x
+}
+
+// copy returns the time of one pass of the copy kernel from src to dst,
+// in ns, timed as stream times its passes.
+func (m *meter) copy(dst, src []uint64) float64 {
+	run := func(iters int) time.Duration {
+		start := time.Now()
+		for i := 0; i < iters; i++ {
+			kernels.copy(dst, src)
+		}
+		return time.Since(start)
+	}
+	run(1) // warm: both buffers are now resident
+	one := run(1)
+	iters := max(1, int(math.Ceil(float64(m.batch)/float64(max(one, 1)))))
+	return float64(run(iters).Nanoseconds()) / float64(iters)
 }
 
 type meter struct {

@@ -204,7 +204,27 @@ func TestCalibrateQuick(t *testing.T) {
 	}
 	assert.Len(t, levels, 8)
 	assert.Contains(t, r.stderr, "calibrate: L1 (")
-	assert.Contains(t, r.stderr, "samples in")
+	assert.Regexp(t, `calibrate: \d+ samples and \d+ copies in .*, samples written to `, r.stderr)
+
+	// The copy check: a table per level (timings not asserted), then what
+	// the errors mean.
+	assert.Contains(t, r.stderr, "calibrate: copy check: copying b bytes from one buffer into another")
+	for _, l := range calibrate.LevelOrder {
+		_, table, ok := strings.Cut(r.stderr, "\n"+l+", copies of ")
+		require.True(t, ok, "no copy table for %s: %s", l, r.stderr)
+		table, _, _ = strings.Cut(table, "\n\n")
+		lines := strings.Split(table, "\n")
+		require.Greater(t, len(lines), 3, table)
+		assert.Contains(t, lines[0], "; model out ")
+		assert.Regexp(t, `^\| copy bytes \| measured ns \| model ns \| +error \|$`, lines[1])
+		for _, row := range lines[3:] {
+			assert.Regexp(t, `^\| +\d+ \| +[\d.]+ \| +[\d.]+ \| +[+-]\d+\.\d% \|$`, row)
+		}
+	}
+	flat := strings.Join(strings.Fields(r.stderr), " ")
+	assert.Contains(t, flat, "calibrate: measured: the model")
+	assert.Contains(t, flat, "(mean per level: L1 ")
+	assert.Less(t, strings.Index(r.stderr, "copy check"), strings.Index(r.stderr, "samples written"))
 
 	prof := filepath.Join(dir, "here.yaml")
 	r = execCmd(t, newTuneCmd, "", out, "-o", prof)
@@ -218,6 +238,64 @@ func TestCalibrateQuick(t *testing.T) {
 	assert.Empty(t, r.stderr)
 	assert.True(t, strings.HasPrefix(r.stdout, "level,direction,bytes,ns\nL1,out,"), r.stdout)
 	assert.NotContains(t, r.stdout, "L2")
+}
+
+// TestCalibrateCopyCheckTable prints the copy check of known samples and
+// copies.
+func TestCalibrateCopyCheckTable(t *testing.T) {
+	plan := []calibrate.LevelPlan{{Level: "L1", CopySizes: []int64{1000, 3000}}, {Level: "DRAM", CopySizes: []int64{1 << 20}}}
+	var samples []calibrate.Sample
+	for _, d := range []int64{8, 1000, 2000, 4000} {
+		samples = append(samples,
+			calibrate.Sample{Level: "L1", Direction: calibrate.Out, Bytes: d, NS: 1 + float64(d)/200},
+			calibrate.Sample{Level: "L1", Direction: calibrate.In, Bytes: d, NS: 1 + float64(d)/100},
+			calibrate.Sample{Level: "DRAM", Direction: calibrate.Out, Bytes: d, NS: 100 + float64(d)/20},
+			calibrate.Sample{Level: "DRAM", Direction: calibrate.In, Bytes: d, NS: 100 + float64(d)/10})
+	}
+	copies := []calibrate.CopySample{
+		{Level: "L1", Bytes: 1000, NS: 10}, {Level: "L1", Bytes: 1000, NS: 11}, {Level: "L1", Bytes: 1000, NS: 9},
+		{Level: "L1", Bytes: 3000, NS: 32}, {Level: "DRAM", Bytes: 1 << 20, NS: 200000},
+	}
+	var b bytes.Buffer
+	writeCopyCheck(&b, plan, samples, copies)
+	// L1 1000 B: 1 + 5 + 1 + 10 = 17 ns against a median of 10; 3000 B:
+	// 47 ns against 32; DRAM 1 MiB: 200 + 52428.8 + 104857.6 = 157486.4 ns
+	// against 200000.
+	assert.Equal(t, `calibrate: copy check: copying b bytes from one buffer into another, the two together in the level,
+against the model fitted to these samples: out latency + b/out bandwidth + in latency + b/in
+bandwidth. Measured ns is the median of the repetitions; error is model/measured - 1.
+
+L1, copies of 1000 B to 2.9 KiB; model out 1.000 ns + b/200.0 GB/s, in 1.000 ns + b/100.0 GB/s:
+| copy bytes | measured ns | model ns |  error |
+| ---------: | ----------: | -------: | -----: |
+|       1000 |       10.00 |    17.00 | +70.0% |
+|       3000 |       32.00 |    47.00 | +46.9% |
+
+DRAM, copies of 1.0 MiB; model out 100.0 ns + b/20.00 GB/s, in 100.0 ns + b/10.00 GB/s:
+| copy bytes | measured ns | model ns |  error |
+| ---------: | ----------: | -------: | -----: |
+|    1048576 |      200000 |   157486 | -21.3% |
+
+calibrate: measured: the model's error ranges from -21.3% to +70.0% (mean per level: L1 +58.4%,
+DRAM -21.3%). A copy overlaps its reads and writes, so the model's sum of the two is expected to
+overestimate it, by up to ~2x (+100%) on a core that reads and writes in the same cycle. The copies
+check the model; they are not in the samples.
+`, b.String())
+
+	// Every copy faster than the model.
+	b.Reset()
+	writeCopyCheck(&b, plan[:1], samples, copies[:4])
+	assert.Contains(t, strings.Join(strings.Fields(b.String()), " "), "calibrate: measured: the model overestimates every copy, by 46.9% to 70.0% (mean per level: L1 +58.4%).")
+
+	// Every copy slower than the model.
+	b.Reset()
+	writeCopyCheck(&b, plan[1:], samples, copies[4:])
+	assert.Contains(t, strings.Join(strings.Fields(b.String()), " "), "calibrate: measured: the model underestimates every copy, by 21.3% (mean per level: DRAM -21.3%).")
+
+	// Samples that cannot be fitted: no table, one line.
+	b.Reset()
+	writeCopyCheck(&b, plan, samples[:4], copies)
+	assert.Equal(t, "calibrate: copy check skipped: samples: level \"L1\" direction \"in\": 1 samples at 1 sizes: a fit needs at least 3 samples at 2 or more sizes\n", b.String())
 }
 
 func TestCalibrateUsage(t *testing.T) {
