@@ -1,0 +1,153 @@
+// Package pack places buffers in memory: given buffers that are each alive
+// on a half-open time interval [Lower, Upper) and need Size bytes, it finds
+// offsets such that no two buffers alive at the same time overlap, within a
+// capacity (or, with Options.Minimize, with the smallest peak it can find
+// and prove). This is dynamic storage allocation (DSA), NP-hard in general;
+// hieropt uses it for single-level planning, and it solves the eleven
+// "challenging" instances of MiniMalloc (Moffitt, ASPLOS 2023) in well under
+// a second in total, where MiniMalloc takes about 55 s on the same machine.
+//
+// # The problem in sections
+//
+// Only the order of the time points matters. The distinct values of Lower
+// and Upper cut time into sections: section k runs from the k-th time point
+// to the next. A buffer is
+// alive on a contiguous range of sections, and two buffers conflict exactly
+// when their ranges meet: one that ends at t and one that starts at t do
+// not. A section's demand is the total size alive in it; the largest demand,
+// max-live (MaxLive), is the classic lower bound on any packing's peak. Eight
+// of MiniMalloc's eleven instances are tight: max-live equals the capacity,
+// so the busiest sections must be packed without a byte of slack.
+//
+// # First: a greedy portfolio
+//
+// Most real instances are not tight. Solve first runs a greedy portfolio:
+// six orders (size, area, lifetime, busiest section, start time, number of
+// conflicts; the first is TFLite's "greedy by size") times two rules (best
+// fit: the smallest gap between placed conflicting buffers that holds the
+// buffer; first fit: the lowest such gap), each placing the buffers one by
+// one over a list of the placed buffers sorted by offset. If a packing fits
+// the capacity it is returned at once (with Minimize: if it reaches
+// max-live, which proves it optimal). Twelve passes over a few hundred
+// buffers take a few milliseconds.
+//
+// # Then: branch and bound on canonical packings
+//
+// Any packing can be pushed down until every buffer rests on the top of a
+// conflicting buffer below it, or on 0, rounded up to its alignment; such
+// packings are canonical, and one of them is optimal. The search builds a
+// canonical packing bottom up, in order of offset, like a sweep line moving
+// up the address axis: a placed buffer is never revisited, and nothing is
+// ever placed below the level already reached. Its state is:
+//
+//   - per buffer not yet placed, a bound lb: no offset below it is possible.
+//     Placing a buffer at L lifts the bound of every conflicting buffer to at
+//     least L+size (aligned);
+//   - per section, the real top hr of the buffers placed there, the demand D
+//     left, and the floor m, the least bound among the buffers left there;
+//   - the level L, the least floor over all sections.
+//
+// Inference is cheap and incremental: every section must keep
+// m + D <= capacity (the buffers left in a section are stacked above its
+// floor), every buffer lb + size <= capacity; a trail undoes every change on
+// backtracking. Offsets only ever take values in the lattice of the gcd g of
+// all sizes and alignments, which lets "strictly above L" mean "at least
+// L+g".
+//
+// Branching is on sections, not on buffers. At the level L the search picks
+// one section s whose floor is L (by a rule: least slack, leftmost, fewest
+// candidates, or the tightest section of the best-ranked candidate) and asks
+// what occupies s at L. Either some buffer does: a candidate is a buffer
+// alive in s whose bound is L and which rests at L on a real top (its
+// canonical offset), and each candidate is one branch. Or nothing does: the
+// last branch, allowed only while the section's slack allows any waste,
+// leaves s empty at L. Then every buffer alive in s must later rest on a top
+// that does not exist yet, made by some conflicting buffer c placed later, so
+// its bound rises to the least lb(c)+size(c) (and at least L+g). A section
+// at the level with no candidate at all takes that branch by force. The
+// branches split the canonical packings into disjoint sets, so the search is
+// complete: it proves infeasibility when it fails without limits. For the
+// tight instances the branching degenerates into what matters: a zero-slack
+// section at the level must be covered there, by one of its few candidates.
+//
+// Three reductions cut the tree further:
+//
+//   - Symmetry: buffers with the same sections, size and alignment are
+//     interchangeable; only the first one left of each class is a candidate.
+//   - Dominance: among the packings, those of least offset sum suffice. If a
+//     buffer's real rest r is below the level and nothing that can still be
+//     placed can reach into [r, r+size) over its sections, any completion
+//     could move the buffer down: the state is cut. The same test prunes
+//     leaving a section empty under a buffer that could have sat there.
+//   - Decomposition: when no unplaced buffer crosses some section boundary,
+//     the two sides no longer interact; each region is solved on its own,
+//     and when one fails, the other's packings are not retried.
+//
+// Failed subproblems are remembered: a 64-bit hash of a region's state (the
+// buffers left and their bounds, the real tops, which sections were left
+// empty) goes into a table, and the search backs off at once when it meets
+// the same state again, whatever path led there (stacking the same buffers
+// in another order often does). The table is a lossy cache that grows with
+// the search, from 16K to 4M entries; a hash collision could only make the
+// search miss a packing, never return a wrong one, and every packing is
+// checked before it is returned in the tests.
+//
+// # Restarts, per region
+//
+// How long the search takes depends wildly on its orders: on the same
+// instance one strategy finishes in a few hundred nodes while another
+// wanders for millions. So every region is solved by a restart loop: a run
+// per strategy, eight base strategies (pairs of a buffer ranking, among
+// them MiniMalloc's WAT/TAW/TWA orders, and a section rule) and then
+// randomized variants of them (the ranking keys jittered by up to 25%, from
+// Options.Seed), each run under a node limit that follows the Luby sequence
+// (mostly short runs, ever longer ones now and then, so that the loop stays
+// complete and in the end refutes an infeasible region). Regions that fall
+// apart during a run get restart loops of their own, nested up to six
+// deep, whose unit run is about two nodes per buffer left in the region
+// (the root's is 4000 nodes): a hard region deep in the search is retried
+// with other orders without giving up the placements that led to it.
+// Without this, instance E thrashed for 0.7-2.8 million nodes (depending on
+// the seed) inside one 35-section region that other orders pack in about a
+// hundred nodes; with it, E takes 15 000-110 000. Failed subproblems stay
+// valid across all runs and strategies.
+//
+// Everything is deterministic: the same problem, options and seed give the
+// same offsets (deadlines aside, which cut the search wherever they fall).
+//
+// # Minimize
+//
+// With Minimize, Solve searches the capacity between max-live and the
+// greedy's peak, over multiples of g (every canonical peak is one), with
+// the branch-and-bound under a node budget per probe: first max-live itself
+// (often the optimum: instance C's 1039360 is found and proven in a few
+// milliseconds), then the midpoint; when that is undecided, the smallest
+// improvement on the best peak, which is usually easy, so the answer keeps
+// improving; when both are undecided, the budget doubles. A probe that fails
+// within its budget proves its capacity too small; Optimal reports whether
+// the bounds met. Proofs can take long (they need a complete search),
+// particularly with mixed alignments, which max-live ignores; callers that
+// need an answer in time give a Deadline or a Ctx and get the best packing
+// found. In 10 s it packs D in 1014784 and J in 1041408, where MiniMalloc's
+// own minimization found nothing within 60 s.
+//
+// # Measured
+//
+// On a shared 2-core VM, where MiniMalloc's release build takes 0.93-10.87 s
+// per challenging instance and about 55 s in total, Solve packs each of the
+// eleven at capacity 1048576 in 6-140 ms (median of three runs; 417-31 000
+// nodes), about 0.5 s in total. The same instances mirrored in time take
+// about 0.8 s; over six seeds both average about 60 000 nodes in total.
+// The costliest are D (few nodes, but each is expensive: long-lived buffers
+// make every placement lift many bounds over many sections) and E.
+//
+// # What it learned from elsewhere
+//
+// The sweep-line order over canonical packings, the per-section floor and
+// demand test, the static rankings WAT/TAW/TWA, temporal decomposition and
+// round-robin restarts come from the MiniMalloc paper and its description;
+// TFLite's greedy by size is the first greedy order. The section-based
+// branching with an explicit "left empty" branch and its rest bound, the
+// hole dominance, the table of failed region states and the nested per-region
+// Luby restarts are this package's own.
+package pack

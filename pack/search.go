@@ -1,0 +1,805 @@
+package pack
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+const inf = math.MaxInt64 / 4
+
+// Trail entry kinds: each undoes one change of the search state.
+const (
+	tH     = iota // h[i] = v
+	tHR           // hr[i] = v
+	tM            // m[i] = v
+	tLB           // lb[i] = v
+	tPlace        // unplace buffer i
+	tWaste        // pop the wasted-section stack
+)
+
+type trailEntry struct {
+	kind uint8
+	i    int32
+	v    int64
+}
+
+// strategy is one way to order the search; every strategy is complete.
+type strategy struct {
+	rank rankBy  // static ranking of the buffers: candidate order, and secBest
+	sec  secRule // which section to branch on at the level
+	seed uint64  // if not zero, jitter the ranking (diversity for restarts)
+}
+
+// rankBy orders buffers, best first, by up to three keys, all descending.
+type rankBy int
+
+const (
+	bySizeSpan rankBy = iota // size, then number of sections
+	bySpanSize               // number of sections, then size
+	byWAT                    // lifetime, area, busiest section (MiniMalloc's WAT)
+	byTAW                    // busiest section, area, lifetime
+	byTWA                    // busiest section, lifetime, area
+)
+
+// secRule chooses, among the sections at the level, the one to branch on.
+type secRule int
+
+const (
+	secTight       secRule = iota // least slack, then leftmost
+	secLeft                       // leftmost
+	secFewest                     // fewest candidates, then least slack
+	secFewestTight                // least slack, then fewest candidates
+	secBest                       // the tightest section of the best-ranked candidate
+)
+
+// searcher is the branch-and-bound state. See doc.go for the method.
+type searcher struct {
+	in *inst
+	C  int64
+
+	h      []int64 // per section: lower bound on the offset of any unplaced buffer alive there
+	hr     []int64 // per section: real top of the placed buffers (h >= hr; h > hr after waste)
+	D      []int64 // per section: total size of unplaced buffers alive there
+	m      []int64 // per section: min lb of unplaced buffers alive there (inf if none)
+	lb     []int64 // per buffer: lower bound on its offset (its canonical offset if it rests now)
+	lbc    []int64 // lb of each cover-list entry (inf once placed), for fast section minima
+	placed []bool
+	off    []int64
+	cross  []int32  // per boundary k (between sections k and k+1): unplaced buffers alive on both sides
+	V      []uint64 // per section: xor of hz(b, lb[b]) over unplaced buffers b starting there
+	Z      []uint64 // random keys per buffer
+	Z2     []uint64 // random keys per section
+
+	trail []trailEntry
+	dirty []int32
+	dmark []uint32
+	dgen  uint32
+	cut   bool
+
+	cstack []int32
+	wst    []int32 // wasted sections, in order
+	bnd    []int64
+	ckey   []int64
+
+	nodes     int64
+	limit     int64 // the innermost restart's node limit
+	aborted   bool  // a limit was hit or stop said so: unwind, record no nogoods
+	stopped   bool  // stop said so: unwind everything
+	stop      func() bool
+	restarts  int
+	seed      uint64
+	nest      int // restart loops under way (the root's included)
+	strat     strategy
+	rank      []int32
+	rankCache map[rankBy][]int32
+
+	ng     []uint64 // failed subproblems, by hash (lossy cache)
+	ngMask uint64
+	ngHits int64
+}
+
+func newSearcher(in *inst, C int64, ngBits int) *searcher {
+	t := &searcher{in: in, C: C}
+	ns, n := in.ns, in.n
+	t.h = make([]int64, ns)
+	t.hr = make([]int64, ns)
+	t.D = append([]int64(nil), in.demand...)
+	t.m = make([]int64, ns)
+	t.lb = make([]int64, n)
+	t.lbc = make([]int64, len(in.cover))
+	t.placed = make([]bool, n)
+	t.off = make([]int64, n)
+	t.cross = make([]int32, max(ns-1, 0))
+	t.V = make([]uint64, ns)
+	t.Z = make([]uint64, n)
+	t.dmark = make([]uint32, ns)
+	x := uint64(0x9e3779b97f4a7c15)
+	t.Z2 = make([]uint64, ns)
+	for s := range t.Z2 {
+		t.Z2[s] = splitmix(&x)
+	}
+	for i := 0; i < n; i++ {
+		t.Z[i] = splitmix(&x)
+		t.V[in.lo[i]] ^= hz(t.Z[i], 0)
+		for k := in.lo[i]; k+1 < in.hi[i]; k++ {
+			t.cross[k]++
+		}
+	}
+	for s := 0; s < ns; s++ {
+		if in.coverStart[s] == in.coverStart[s+1] {
+			t.m[s] = inf
+		}
+	}
+	t.ng = make([]uint64, 1<<ngBits)
+	t.ngMask = 1<<ngBits - 1
+	return t
+}
+
+func splitmix(x *uint64) uint64 {
+	*x += 0x9e3779b97f4a7c15
+	z := *x
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// hz hashes a value v under a random key z (one multiply: it runs on every
+// bound change).
+func hz(z uint64, v int64) uint64 {
+	x := (z + uint64(v)) * 0x9e3779b97f4a7c15
+	return x ^ x>>29
+}
+
+func (t *searcher) undo(mark int) {
+	in := t.in
+	for i := len(t.trail) - 1; i >= mark; i-- {
+		e := t.trail[i]
+		switch e.kind {
+		case tH:
+			t.h[e.i] = e.v
+		case tHR:
+			t.hr[e.i] = e.v
+		case tM:
+			t.m[e.i] = e.v
+		case tLB:
+			t.V[in.lo[e.i]] ^= hz(t.Z[e.i], t.lb[e.i]) ^ hz(t.Z[e.i], e.v)
+			t.lb[e.i] = e.v
+			t.setLBC(e.i, e.v)
+		case tWaste:
+			t.wst = t.wst[:len(t.wst)-1]
+		case tPlace:
+			b := e.i
+			t.placed[b] = false
+			t.V[in.lo[b]] ^= hz(t.Z[b], t.lb[b])
+			t.setLBC(b, t.lb[b])
+			sz := in.size[b]
+			for s := in.lo[b]; s < in.hi[b]; s++ {
+				t.D[s] += sz
+			}
+			for k := in.lo[b]; k+1 < in.hi[b]; k++ {
+				t.cross[k]++
+			}
+		}
+	}
+	t.trail = t.trail[:mark]
+}
+
+// setLBC writes v as b's bound in the cover lists of all its sections.
+func (t *searcher) setLBC(b int32, v int64) {
+	in := t.in
+	for _, p := range in.pos[in.posStart[b]:in.posStart[b+1]] {
+		t.lbc[p] = v
+	}
+}
+
+func (t *searcher) newDirty() {
+	t.dgen++
+	if t.dgen == 0 {
+		clear(t.dmark)
+		t.dgen = 1
+	}
+	t.dirty = t.dirty[:0]
+}
+
+func (t *searcher) markDirty(s int32) {
+	if t.dmark[s] != t.dgen {
+		t.dmark[s] = t.dgen
+		t.dirty = append(t.dirty, s)
+	}
+}
+
+// raiseLB lifts buffer c's lower bound to nm; it marks the sections whose
+// minimum may change. It reports false if c can no longer fit.
+func (t *searcher) raiseLB(c int32, nm int64) bool {
+	old := t.lb[c]
+	if nm <= old {
+		return true
+	}
+	t.trail = append(t.trail, trailEntry{tLB, c, old})
+	t.lb[c] = nm
+	in := t.in
+	t.V[in.lo[c]] ^= hz(t.Z[c], old) ^ hz(t.Z[c], nm)
+	p := in.pos[in.posStart[c]:in.posStart[c+1]]
+	for k, s := 0, in.lo[c]; s < in.hi[c]; k, s = k+1, s+1 {
+		t.lbc[p[k]] = nm
+		if t.m[s] == old {
+			t.markDirty(s)
+		}
+	}
+	return nm+in.size[c] <= t.C
+}
+
+// settle recomputes m on dirty sections and checks every one of them:
+// the unplaced buffers alive in a section must fit between its floor and
+// the capacity.
+func (t *searcher) settle() bool {
+	in := t.in
+	for _, s := range t.dirty {
+		mm := int64(inf)
+		for _, v := range t.lbc[in.coverStart[s]:in.coverStart[s+1]] {
+			mm = min(mm, v)
+		}
+		if mm != t.m[s] {
+			t.trail = append(t.trail, trailEntry{tM, s, t.m[s]})
+			t.m[s] = mm
+		}
+		if mm != inf && mm+t.D[s] > t.C {
+			return false
+		}
+	}
+	return true
+}
+
+// place puts buffer b at offset L and propagates. It reports false on a
+// dead end; the caller undoes either way.
+func (t *searcher) place(b int32, L int64) bool {
+	in := t.in
+	t.trail = append(t.trail, trailEntry{tPlace, b, 0})
+	t.placed[b] = true
+	t.off[b] = L
+	t.V[in.lo[b]] ^= hz(t.Z[b], t.lb[b])
+	t.setLBC(b, inf)
+	sz := in.size[b]
+	top := L + sz
+	t.newDirty()
+	for s := in.lo[b]; s < in.hi[b]; s++ {
+		t.D[s] -= sz
+		t.trail = append(t.trail, trailEntry{tH, s, t.h[s]}, trailEntry{tHR, s, t.hr[s]})
+		t.h[s] = top
+		t.hr[s] = top
+		t.markDirty(s)
+	}
+	for k := in.lo[b]; k+1 < in.hi[b]; k++ {
+		t.cross[k]--
+		if t.cross[k] == 0 {
+			t.cut = true
+		}
+	}
+	for _, c := range in.confOf(b) {
+		if !t.placed[c] {
+			if !t.raiseLB(c, roundUp(top, in.align[c])) {
+				return false
+			}
+		}
+	}
+	return t.settle()
+}
+
+// waste records that no buffer covers section s at level L. Every unplaced
+// buffer b alive in s then sits above L. Unless b already rests on a real top
+// above L, its canonical offset will be the top of some buffer c placed
+// later in b's sections, so b's bound rises to the lowest such top.
+func (t *searcher) waste(s int32, L int64) bool {
+	in := t.in
+	g := in.g
+	t.newDirty()
+	newh := int64(inf)
+	t.bnd = t.bnd[:0]
+	for _, b := range in.coverOf(s) {
+		if t.placed[b] {
+			continue
+		}
+		nb := t.lb[b]
+		if !(nb > L && t.rests(b, nb)) {
+			// b could have sat at L: unless something can still reach
+			// into that hole, leaving it empty is dominated.
+			if nb == L && t.rests(b, L) && !t.canReach(b, L+in.size[b]) {
+				return false
+			}
+			// The lowest top any other buffer alive with b could make.
+			r := int64(inf)
+			for _, c := range in.confOf(b) {
+				if !t.placed[c] {
+					r = min(r, t.lb[c]+in.size[c])
+				}
+			}
+			nb = max(nb, L+g, r)
+		}
+		t.bnd = append(t.bnd, nb)
+		newh = min(newh, nb)
+	}
+	if newh == inf {
+		return false
+	}
+	t.trail = append(t.trail, trailEntry{tH, s, t.h[s]}, trailEntry{tWaste, s, 0})
+	t.wst = append(t.wst, s)
+	t.h[s] = max(t.h[s], newh)
+	t.markDirty(s)
+	i := 0
+	for _, b := range in.coverOf(s) {
+		if t.placed[b] {
+			continue
+		}
+		nb := t.bnd[i]
+		i++
+		if !t.raiseLB(b, roundUp(nb, in.align[b])) {
+			return false
+		}
+	}
+	return t.settle()
+}
+
+// rests reports whether b, at level L, would rest on a real top (or on the
+// floor 0), i.e. L is its canonical offset over the placed buffers.
+func (t *searcher) rests(b int32, L int64) bool {
+	in := t.in
+	var top int64
+	for s := in.lo[b]; s < in.hi[b]; s++ {
+		top = max(top, t.hr[s])
+	}
+	return roundUp(top, in.align[b]) == L
+}
+
+// candidates pushes onto cstack the buffers that may cover section s at
+// level L, in the strategy's order, and returns the start index.
+func (t *searcher) candidates(s int32, L int64) int {
+	in := t.in
+	start := len(t.cstack)
+	for _, b := range in.coverOf(s) {
+		if !t.isCand(b, L) {
+			continue
+		}
+		t.cstack = append(t.cstack, b)
+	}
+	// Sort by key, descending (insertion sort: lists are short).
+	c := t.cstack[start:]
+	t.ckey = t.ckey[:0]
+	for _, b := range c {
+		t.ckey = append(t.ckey, t.candKey(b, L))
+	}
+	for i := 1; i < len(c); i++ {
+		for j := i; j > 0 && t.ckey[j] > t.ckey[j-1]; j-- {
+			t.ckey[j], t.ckey[j-1] = t.ckey[j-1], t.ckey[j]
+			c[j], c[j-1] = c[j-1], c[j]
+		}
+	}
+	return start
+}
+
+func (t *searcher) candKey(b int32, L int64) int64 {
+	return -int64(t.rank[b])
+}
+
+// setStrategy installs a strategy and its static buffer ranking (cached
+// for the base strategies).
+func (t *searcher) setStrategy(sg strategy) {
+	t.strat = sg
+	if sg.seed == 0 {
+		if r, ok := t.rankCache[sg.rank]; ok {
+			t.rank = r
+			return
+		}
+	}
+	in := t.in
+	t.rank = make([]int32, in.n)
+	if sg.seed == 0 {
+		if t.rankCache == nil {
+			t.rankCache = map[rankBy][]int32{}
+		}
+		t.rankCache[sg.rank] = t.rank
+	}
+	keys := func(b int) [3]int64 {
+		sz, ln, sec, tot := in.size[b], in.length[b], int64(in.hi[b]-in.lo[b]), in.total[b]
+		switch sg.rank {
+		case bySizeSpan:
+			return [3]int64{sz, sec, 0}
+		case bySpanSize:
+			return [3]int64{sec, sz, 0}
+		case byWAT:
+			return [3]int64{ln, sz * ln, tot}
+		case byTAW:
+			return [3]int64{tot, sz * ln, ln}
+		default:
+			return [3]int64{tot, ln, sz * ln}
+		}
+	}
+	idx := make([]int, in.n)
+	for i := range idx {
+		idx[i] = i
+	}
+	kk := make([][3]int64, in.n)
+	x := sg.seed
+	for b := range kk {
+		kk[b] = keys(b)
+		if sg.seed != 0 {
+			// Up to ±25% on the primary key.
+			j := int64(splitmix(&x)%501) - 250
+			kk[b][0] += kk[b][0] * j / 1000
+		}
+	}
+	slices.SortFunc(idx, func(i, j int) int {
+		ki, kj := kk[i], kk[j]
+		for k := 0; k < 3; k++ {
+			if ki[k] != kj[k] {
+				return cmp.Compare(kj[k], ki[k])
+			}
+		}
+		return cmp.Compare(i, j)
+	})
+	for r, b := range idx {
+		t.rank[b] = int32(r)
+	}
+}
+
+// pick returns the level (lowest floor) of region [a, c) and the section to
+// branch on there, or -1 if the region has nothing left to place.
+func (t *searcher) pick(a, c int32) (int64, int32) {
+	L := int64(inf)
+	best := int32(-1)
+	var bestD int64
+	for s := a; s < c; s++ {
+		ms := t.m[s]
+		if ms > L {
+			continue
+		}
+		if ms < L {
+			L, best, bestD = ms, s, t.D[s]
+			continue
+		}
+		// Same level: prefer the tightest section (least slack).
+		if t.D[s] > bestD {
+			best, bestD = s, t.D[s]
+		}
+	}
+	if L == inf {
+		return inf, -1
+	}
+	switch t.strat.sec {
+	case secLeft:
+		for s := a; s < c; s++ {
+			if t.m[s] == L {
+				return L, s
+			}
+		}
+	case secBest: // the best-ranked buffer that can go at L; its tightest section
+		bb := int32(-1)
+		for b := int32(0); b < int32(t.in.n); b++ {
+			if t.lb[b] == L && !t.placed[b] && (bb < 0 || t.rank[b] < t.rank[bb]) {
+				if lo := t.in.lo[b]; lo >= a && lo < c && t.isCand(b, L) {
+					bb = b
+				}
+			}
+		}
+		if bb >= 0 {
+			best, bestD = -1, -1
+			for s := t.in.lo[bb]; s < t.in.hi[bb]; s++ {
+				if t.D[s] > bestD {
+					best, bestD = s, t.D[s]
+				}
+			}
+		}
+	case secFewest, secFewestTight:
+		bc := int(math.MaxInt32)
+		for s := a; s < c; s++ {
+			if t.m[s] != L || (t.strat.sec == secFewestTight && t.D[s] != bestD) {
+				continue
+			}
+			n := t.countCands(s, L, bc)
+			if n < bc || (n == bc && t.D[s] > t.D[best]) {
+				bc, best = n, s
+				if n == 0 {
+					break
+				}
+			}
+		}
+	}
+	return L, best
+}
+
+func (t *searcher) isCand(b int32, L int64) bool {
+	if t.placed[b] || t.lb[b] != L {
+		return false
+	}
+	if p := t.in.classPrev[b]; p >= 0 && !t.placed[p] {
+		return false
+	}
+	return t.rests(b, L)
+}
+
+func (t *searcher) countCands(s int32, L int64, stopAt int) int {
+	n := 0
+	for _, b := range t.in.coverOf(s) {
+		if t.isCand(b, L) {
+			n++
+			if n > stopAt {
+				break
+			}
+		}
+	}
+	return n
+}
+
+// key hashes the state of region [a, c): which buffers are left and their
+// bounds, the real tops and which sections were left empty. Everything the
+// search does in the region depends on these alone, so equal keys (up to
+// hash collisions) mean equal subproblems.
+func (t *searcher) key(a, c int32) uint64 {
+	var k uint64
+	for s := a; s < c; s++ {
+		if t.m[s] == inf {
+			continue
+		}
+		z := t.Z2[s]
+		if t.h[s] != t.hr[s] {
+			z = ^z // another random key: left empty
+		}
+		k ^= t.V[s] ^ hz(z, t.hr[s])
+	}
+	return k
+}
+
+// holeDominated reports whether some unplaced buffer b alive in region
+// [a, c) could sit lower than it ever will: its real rest r (the aligned top
+// of the placed buffers in its sections) is below the level L, and the hole
+// [r, r+size) over its sections can never be filled, as every later
+// placement is at L or above and every buffer that could reach into the hole
+// has a bound at or above its top. Every completion of this state could
+// then move b down into the hole: the state leads to no packing of least
+// offset sum, and one of those is found elsewhere.
+func (t *searcher) holeDominated(a, c int32, L int64) bool {
+	in := t.in
+	for i := len(t.wst) - 1; i >= 0; i-- {
+		s := t.wst[i]
+		if s < a || s >= c || t.h[s] == t.hr[s] {
+			continue
+		}
+		for _, b := range in.coverOf(s) {
+			if t.placed[b] {
+				continue
+			}
+			var top int64
+			for x := in.lo[b]; x < in.hi[b]; x++ {
+				top = max(top, t.hr[x])
+			}
+			r := roundUp(top, in.align[b])
+			if r >= L {
+				continue // b may still go to r
+			}
+			hole := r + in.size[b]
+			if hole <= L {
+				return true
+			}
+			if !t.canReach(b, hole) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// canReach reports whether some unplaced buffer alive with b has a bound
+// below y, so that it might reach into b's sections under y.
+func (t *searcher) canReach(b int32, y int64) bool {
+	for _, d := range t.in.confOf(b) {
+		if !t.placed[d] && t.lb[d] < y {
+			return true
+		}
+	}
+	return false
+}
+
+// growNogoods doubles the table of failed subproblems, up to 4M entries,
+// once the search has explored twice as many nodes as it has entries: small
+// searches stay cheap, long ones keep more of what they learned.
+func (t *searcher) growNogoods() {
+	if t.nodes < 2*int64(len(t.ng)) || len(t.ng) >= 1<<22 {
+		return
+	}
+	ng := make([]uint64, 2*len(t.ng))
+	mask := uint64(len(ng) - 1)
+	for _, k := range t.ng {
+		if k != 0 {
+			ng[k&mask] = k
+		}
+	}
+	t.ng, t.ngMask = ng, mask
+}
+
+func (t *searcher) checkStop() {
+	if t.nodes >= t.limit {
+		t.aborted = true
+	}
+	if t.nodes&1023 == 0 && t.stop != nil && t.stop() {
+		t.aborted, t.stopped = true, true
+	}
+}
+
+// maxNest is how deep restart loops nest: the root's, one in each region
+// split off from it, one in each region split off from those, and so on.
+const maxNest = 6
+
+// solveRestarts solves region [a, c) by restarts: each run uses the next
+// strategy (after one pass over the base strategies, randomized variants of
+// them) under a node limit that follows the Luby sequence times a unit:
+// mostly short runs, ever longer ones now and then, so that the loop stays
+// complete and refutes an infeasible region in the end. Failed subproblems
+// recorded by any run prune all later ones. A run cut short by an enclosing
+// limit ends the loop.
+func (t *searcher) solveRestarts(a, c int32, L int64) bool {
+	outer := t.limit
+	saved, savedRank := t.strat, t.rank
+	t.nest++
+	defer func() {
+		t.limit = outer
+		t.nest--
+		t.strat, t.rank = saved, savedRank
+	}()
+	// A nested loop's unit run gets about two nodes per buffer left in its
+	// region (at least 100): enough to pack it when the order is right, and
+	// short enough that several orders fit in one run of the enclosing loop.
+	unit := lubyUnit
+	if t.nest > 1 {
+		left := int64(0)
+		for s := a; s < c; s++ {
+			for _, b := range t.in.coverOf(s) {
+				if t.in.lo[b] == s && !t.placed[b] {
+					left++
+				}
+			}
+		}
+		unit = min(unit, max(100, 2*left))
+	}
+	for i := 1; ; i++ {
+		sg := strategies[(i-1)%len(strategies)]
+		limit := unit
+		if i > len(strategies) {
+			x := t.seed ^ uint64(t.nest)<<56 ^ uint64(i)*0x9e3779b97f4a7c15
+			sg.seed = splitmix(&x) | 1
+			limit = unit * luby(i-len(strategies))
+		}
+		t.setStrategy(sg)
+		t.growNogoods()
+		t.limit = min(outer, t.nodes+limit)
+		if t.solve(a, c, L) {
+			return true
+		}
+		if !t.aborted {
+			return false // refuted: no packing of this region
+		}
+		if t.stopped || t.nodes >= outer {
+			return false // an enclosing limit: unwind
+		}
+		t.aborted = false
+		t.restarts++
+	}
+}
+
+// solve searches region [a, c) of sections; on success the placements stay
+// in the state, on failure the state is as it was on entry.
+func (t *searcher) solve(a, c int32, prevL int64) bool {
+	t.nodes++
+	t.checkStop()
+	if t.aborted {
+		return false
+	}
+	key := t.key(a, c)
+	if key != 0 && t.ng[key&t.ngMask] == key {
+		t.ngHits++
+		return false
+	}
+	entry := len(t.trail)
+	for {
+		L, s := t.pick(a, c)
+		if s < 0 {
+			return true
+		}
+		if L > prevL {
+			if t.holeDominated(a, c, L) {
+				t.undo(entry)
+				t.ng[key&t.ngMask] = key
+				return false
+			}
+			prevL = L
+		}
+		start := t.candidates(s, L)
+		end := len(t.cstack)
+		if start == end {
+			// Nothing can ever cover s at L: its floor must rise.
+			if !t.waste(s, L) {
+				t.undo(entry)
+				t.ng[key&t.ngMask] = key
+				return false
+			}
+			continue
+		}
+		mark := len(t.trail)
+		for i := start; i < end; i++ {
+			b := t.cstack[i]
+			t.cut = false
+			if t.place(b, L) && t.descend(a, c, L) {
+				t.cstack = t.cstack[:start]
+				return true
+			}
+			t.undo(mark)
+			if t.aborted {
+				break
+			}
+		}
+		// Last branch: nothing covers s at L (if its slack allows).
+		if !t.aborted && L+t.in.g+t.D[s] <= t.C {
+			if t.waste(s, L) && t.solve(a, c, L) {
+				t.cstack = t.cstack[:start]
+				return true
+			}
+			t.undo(mark)
+		}
+		t.cstack = t.cstack[:start]
+		t.undo(entry)
+		if !t.aborted && key != 0 {
+			t.ng[key&t.ngMask] = key
+		}
+		return false
+	}
+}
+
+// descend continues in region [a, c) after a placement. When no unplaced
+// buffer crosses some boundary any more, the region falls apart into
+// independent subregions: each is solved on its own (by its own restart
+// loop, up to maxNest), and one that fails fails them all, without trying
+// other packings of its siblings.
+func (t *searcher) descend(a, c int32, L int64) bool {
+	if !t.cut {
+		return t.solve(a, c, L)
+	}
+	t.cut = false
+	regs := t.split(a, c)
+	if len(regs) == 1 {
+		return t.solve(regs[0][0], regs[0][1], L)
+	}
+	for _, r := range regs {
+		var ok bool
+		if t.nest < maxNest {
+			ok = t.solveRestarts(r[0], r[1], L)
+		} else {
+			ok = t.solve(r[0], r[1], L)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// split returns the maximal runs of [a, c) that no unplaced buffer crosses,
+// trimmed to the sections where buffers are left.
+func (t *searcher) split(a, c int32) [][2]int32 {
+	var regs [][2]int32
+	start := int32(-1)
+	for s := a; s < c; s++ {
+		if t.m[s] != inf && start < 0 {
+			start = s
+		}
+		if start >= 0 && (s == c-1 || t.cross[s] == 0) {
+			e := s + 1
+			for e > start && t.m[e-1] == inf {
+				e--
+			}
+			if e > start {
+				regs = append(regs, [2]int32{start, e})
+			}
+			start = -1
+		}
+	}
+	return regs
+}
