@@ -22,13 +22,10 @@ func newImportCmd(a *app) *cobra.Command {
   import onnx model.onnx      an ONNX model: ops from the nodes, activations
                               from node outputs, weights from initializers
   import minimalloc in.csv    a MiniMalloc packing problem: one op per time
-                              point, one activation per buffer`,
+                              point, one block per buffer`,
 		Args: exactArgs(0),
 	}
-	cmd.AddCommand(newImportONNXCmd(a))
-	if c := newImportMiniMallocCmd(a); c != nil {
-		cmd.AddCommand(c)
-	}
+	cmd.AddCommand(newImportONNXCmd(a), newImportMiniMallocCmd(a))
 	return cmd
 }
 
@@ -115,6 +112,3 @@ of every floating-point element (1 for an int8 deployment).`,
 	}
 	return cmd
 }
-
-// newImportMiniMallocCmd is defined with the packer.
-var newImportMiniMallocCmd = func(a *app) *cobra.Command { return nil }

@@ -71,6 +71,8 @@ usage; 3 internal error.`,
 		newCompareCmd(a),
 		newSweepCmd(a),
 		newImportCmd(a),
+		newExportCmd(a),
+		newPackCmd(a),
 		newCalibrateCmd(a),
 		newTuneCmd(a),
 	)

@@ -1,0 +1,610 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hieropt/hieropt"
+	"github.com/hieropt/hieropt/importer/minimalloc"
+	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/pack"
+)
+
+type packOptions struct {
+	Capacity  string        `mapstructure:"capacity"`
+	Output    string        `mapstructure:"output"`
+	TimeLimit time.Duration `mapstructure:"time-limit"`
+	Minimize  bool          `mapstructure:"minimize"`
+	Seed      uint64        `mapstructure:"seed"`
+	Workload  []string      `mapstructure:"workload"`
+	Format    string        `mapstructure:"format"`
+	Quiet     bool          `mapstructure:"quiet"`
+}
+
+// packInstance is one problem pack solves: a CSV file or a workload.
+type packInstance struct {
+	name    string // as shown: the CSV's base name without .csv, or the workload's name
+	file    string // the CSV path ("-" for stdin); "" for a workload
+	outBase string // the solution's file name inside an -o directory
+	prob    *pack.Problem
+	capFrom string // where the capacity comes from: "--capacity", "file name" or "" (none)
+	out     string // where the solution goes: "" (nowhere), "-" or a path
+	inDir   bool   // out is inside the -o directory, created if needed
+
+	// Filled by solving.
+	ran      bool
+	minimize bool
+	maxLive  int64
+	sol      *pack.Solution
+	limitHit bool // the time limit stopped the search
+	written  bool
+}
+
+func newPackCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "pack [in.csv ...] [--workload W,...] [--capacity C] [-o out.csv|DIR] [--minimize]",
+		Short: "Pack buffers into one memory: MiniMalloc problems, or a workload as one arena",
+		Long: `pack solves single-level offset assignment (dynamic storage allocation):
+every buffer, alive on a half-open time interval [lower, upper), gets an
+offset such that buffers alive at the same time never overlap and every
+buffer ends within the capacity. It uses the exact packer of package pack (a
+greedy portfolio, then branch and bound over canonical packings), which
+solves MiniMalloc's challenging benchmarks.
+
+Inputs are MiniMalloc CSV files (header id,lower,upper,size; an optional
+align column; docs/FORMATS.md section 5), '-' for stdin, and with
+--workload the blocks of workloads (files or built-in names; 'all' is every
+built-in): a block alive on timesteps [first, last] is a buffer on
+[first, last+1) with its size and its own alignment, so the peak is that of
+the whole program in one arena, against its max-live (in-place reuse does not
+exist in a packing problem).
+
+Capacity: --capacity C (bytes, or with a K, M, G suffix), else the number in
+the file name NAME.CAPACITY.csv, as MiniMalloc names its benchmarks. A CSV
+without either needs --minimize; a workload without --capacity is minimized.
+--minimize asks for the smallest peak (within the capacity, if any): the
+search proves it optimal or reports the best found when --time-limit passes.
+
+The solution is checked (pack.Check) and written atomically in MiniMalloc's
+output format, id,lower,upper,size,offset (-o FILE, '-' for stdout; without
+-o nothing is written). With several inputs, -o names a directory (created
+if needed) and each solution is written there under its input's file name
+(a workload's as NAME.csv).
+
+On stderr (stdout is left to -o -): for one input a summary (buffers,
+capacity, max-live, peak, solved and optimal, nodes, time); for several a
+table, one row per input, and totals; --format md prints the table as
+Markdown (2> table.md keeps it), --format json as one object. "gap %" is
+the peak above max-live; "optimal" is yes when the peak is proven smallest
+(it equals max-live, or --minimize proved it), no when --minimize could not
+prove it, and - when not asked (a fit within the capacity, above max-live).
+Times are the packer's (reading excluded).
+
+Exit status: 0 every input packed within its capacity; 1 some input was
+not ("no packing found within capacity C: best peak P (max-live M)"; its
+solution is not written); 2 bad input or usage; 130 interrupted.`,
+		Example: `  hieropt pack testdata/minimalloc/A.1048576.csv -o A.solution.csv
+  hieropt pack in.csv --capacity 4M --minimize -o -
+  hieropt pack testdata/minimalloc/[A-K].1048576.csv --format md -o solutions/
+  hieropt pack --workload all --time-limit 10s --format md`,
+		Args: cobra.ArbitraryArgs,
+	}
+	f := cmd.Flags()
+	f.String("capacity", "", "capacity in bytes (K, M, G suffixes allowed); default: the number in the file name NAME.CAPACITY.csv")
+	f.StringP("output", "o", "", "write the solution here (- for stdout); a directory with several inputs; without it nothing is written")
+	f.Duration("time-limit", 60*time.Second, "stop each input's search after this long; 0 = none")
+	f.Bool("minimize", false, "find the smallest peak (within the capacity, if any)")
+	f.Uint64("seed", 0, "seed of the randomized restarts (the result is deterministic for a seed)")
+	f.StringSlice("workload", nil, "pack workloads' blocks as one arena: files, built-in names, or all (comma-separated or repeated)")
+	f.String("format", "text", "summary on stderr: text, md (a Markdown table) or json")
+	f.BoolP("quiet", "q", false, "print no summary")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		var o packOptions
+		if err := bindSettings(cmd, &o); err != nil {
+			return err
+		}
+		if o.Format != "text" && o.Format != "md" && o.Format != "json" {
+			return usageErrorf("--format %q: want text, md or json", o.Format)
+		}
+		if o.TimeLimit < 0 {
+			return usageErrorf("--time-limit %v: want a duration >= 0", o.TimeLimit)
+		}
+		return a.pack(&o, args)
+	}
+	return cmd
+}
+
+// capacityFromName returns the capacity in a file name NAME.CAPACITY.csv.
+func capacityFromName(path string) (int64, bool) {
+	base := filepath.Base(path)
+	if !strings.HasSuffix(strings.ToLower(base), ".csv") {
+		return 0, false
+	}
+	stem := base[:len(base)-len(".csv")]
+	i := strings.LastIndexByte(stem, '.')
+	if i < 0 {
+		return 0, false
+	}
+	c, err := strconv.ParseInt(stem[i+1:], 10, 64)
+	if err != nil || c <= 0 {
+		return 0, false
+	}
+	return c, true
+}
+
+// readCSV reads a MiniMalloc problem from a file or stdin ("-").
+func (a *app) readCSV(path string) (*pack.Problem, error) {
+	doc := inputerr.Doc("CSV", path)
+	if path == "-" {
+		data, err := a.readStdin(doc)
+		if err != nil {
+			return nil, err
+		}
+		return pack.ReadCSV("-", strings.NewReader(string(data)))
+	}
+	if err := a.checkInputSize(doc, path); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &inputerr.Error{Doc: doc, Rule: "cannot read: " + errorText(err), Err: err}
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, inputerr.New(doc, "", "cannot read: is a directory")
+	}
+	return pack.ReadCSV(path, f)
+}
+
+func (a *app) pack(o *packOptions, args []string) error {
+	var capacity int64
+	if o.Capacity != "" {
+		c, err := parseBytes(o.Capacity)
+		if err != nil || c <= 0 {
+			return usageErrorf("--capacity %q: want a number of bytes > 0 (e.g. 1048576 or 4M)", o.Capacity)
+		}
+		capacity = c
+	}
+	var workloads []string
+	for _, w := range o.Workload {
+		if w == "all" {
+			workloads = append(workloads, hieropt.ExampleWorkloads()...)
+		} else {
+			workloads = append(workloads, w)
+		}
+	}
+	if len(args) == 0 && len(workloads) == 0 {
+		return usageErrorf("pack needs MiniMalloc CSV files (or - for stdin), or --workload")
+	}
+	stdin := 0
+	for _, f := range args {
+		if f == "-" {
+			stdin++
+		}
+	}
+	for _, w := range workloads {
+		if w == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return usageErrorf("only one input can read stdin")
+	}
+	n := len(args) + len(workloads)
+	if n > 1 && o.Output == "-" {
+		return usageErrorf("-o -: with %d inputs, -o names a directory for the solutions", n)
+	}
+
+	// Every input is read, and every setting checked, before any is solved.
+	var ins []*packInstance
+	for _, f := range args {
+		in := &packInstance{file: f, capFrom: "--capacity"}
+		in.name = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+		in.outBase = filepath.Base(f)
+		if f == "-" {
+			in.name, in.outBase = "-", "stdin.csv"
+		}
+		c := capacity
+		if c == 0 {
+			var ok bool
+			if c, ok = capacityFromName(f); ok {
+				in.capFrom = "file name"
+			} else {
+				in.capFrom = ""
+			}
+		}
+		p, err := a.readCSV(f)
+		if err != nil {
+			return err
+		}
+		if c == 0 && !o.Minimize {
+			return usageErrorf("%s: no capacity: give --capacity C, name the file NAME.CAPACITY.csv as MiniMalloc does, or ask for --minimize", f)
+		}
+		p.Capacity = c
+		in.prob = p
+		ins = append(ins, in)
+	}
+	for _, w := range workloads {
+		prog, _, err := a.loadWorkload(w)
+		if err != nil {
+			return err
+		}
+		base := strings.NewReplacer("/", "_", "\\", "_").Replace(prog.Name) + ".csv"
+		in := &packInstance{name: prog.Name, outBase: base, prob: minimalloc.Problem(prog)}
+		if capacity > 0 {
+			in.prob.Capacity, in.capFrom = capacity, "--capacity"
+		}
+		ins = append(ins, in)
+	}
+	if err := a.packOutputs(o.Output, ins, args); err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	for _, in := range ins {
+		if ctx.Err() != nil {
+			break
+		}
+		in.minimize = o.Minimize || in.prob.Capacity == 0
+		opt := &pack.Options{Ctx: ctx, Minimize: in.minimize, Seed: o.Seed}
+		if o.TimeLimit > 0 {
+			opt.Deadline = time.Now().Add(o.TimeLimit)
+		}
+		sol, err := pack.Solve(in.prob, opt)
+		if err != nil {
+			return internalErrorf("%s: %v", in.name, err)
+		}
+		in.ran, in.sol, in.maxLive = true, sol, pack.MaxLive(in.prob)
+		// The limit matters when the answer is not final: no packing yet,
+		// or (minimizing) one not proven smallest.
+		in.limitHit = !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) && ctx.Err() == nil &&
+			(!sol.Solved || (in.minimize && !sol.Optimal))
+		if sol.Solved {
+			if err := pack.Check(in.prob, sol); err != nil {
+				return internalErrorf("%s: the packer's solution fails its check: %v", in.name, err)
+			}
+		}
+	}
+	for _, in := range ins {
+		if in.ran && in.sol.Solved && in.out != "" {
+			if err := a.writeSolution(in); err != nil {
+				return err
+			}
+		}
+	}
+
+	if ctx.Err() != nil {
+		if !o.Quiet {
+			if err := a.packSummary(o, ins); err != nil {
+				return err
+			}
+		}
+		return &exitError{exitInterrupted, errors.New("interrupted: the solutions found so far were written (see the summary)")}
+	}
+	var unsolved []*packInstance
+	for _, in := range ins {
+		if !in.sol.Solved {
+			unsolved = append(unsolved, in)
+		}
+	}
+	if len(ins) == 1 && len(unsolved) == 1 {
+		return failed(errors.New(noPackingMessage(unsolved[0], false)))
+	}
+	if !o.Quiet {
+		if err := a.packSummary(o, ins); err != nil {
+			return err
+		}
+	}
+	if len(unsolved) > 0 {
+		var parts []string
+		for _, in := range unsolved {
+			parts = append(parts, noPackingMessage(in, true))
+		}
+		return failed(fmt.Errorf("%d of %d inputs not packed within their capacity: %s", len(unsolved), len(ins), strings.Join(parts, "; ")))
+	}
+	return nil
+}
+
+// noPackingMessage says why an input has no solution.
+func noPackingMessage(in *packInstance, named bool) string {
+	s := fmt.Sprintf("no packing found within capacity %d: best peak %d (max-live %d)", in.prob.Capacity, in.sol.Peak, in.maxLive)
+	if named {
+		s = in.name + ": " + s
+	}
+	switch {
+	case in.maxLive > in.prob.Capacity:
+		s += "; max-live exceeds the capacity, so none exists"
+	case in.limitHit:
+		s += "; the time limit stopped the search"
+	default:
+		s += "; the search proved that none exists"
+	}
+	return s
+}
+
+// packOutputs decides where each solution goes, and refuses outputs that
+// would overwrite an input or each other.
+func (a *app) packOutputs(out string, ins []*packInstance, files []string) error {
+	if out == "" {
+		return nil
+	}
+	if out == "-" {
+		ins[0].out = "-"
+		return nil
+	}
+	st, err := os.Stat(out)
+	isDir := err == nil && st.IsDir()
+	if len(ins) > 1 {
+		if err == nil && !isDir {
+			return usageErrorf("-o %s: not a directory (with %d inputs, -o names a directory for the solutions)", out, len(ins))
+		}
+		isDir = true
+	}
+	seen := map[string]string{}
+	for _, in := range ins {
+		in.out = out
+		if isDir {
+			in.out, in.inDir = filepath.Join(out, in.outBase), true
+		}
+		if prev, dup := seen[in.out]; dup {
+			return usageErrorf("-o %s: %s and %s would both write %s", out, prev, in.name, in.out)
+		}
+		seen[in.out] = in.name
+		ost, err := os.Stat(in.out)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			if fst, err := os.Stat(f); err == nil && os.SameFile(ost, fst) {
+				return usageErrorf("-o %s: would overwrite the input %s", out, f)
+			}
+		}
+	}
+	return nil
+}
+
+// writeSolution writes an input's solution atomically (creating the -o
+// directory when several inputs write into it).
+func (a *app) writeSolution(in *packInstance) error {
+	if in.inDir {
+		dir := filepath.Dir(in.out)
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return &exitError{exitInput, fmt.Errorf("cannot create %s: %s", dir, errorText(err))}
+			}
+		}
+	}
+	if err := a.writeOutput(in.out, func(w io.Writer) error { return pack.WriteCSV(w, in.prob, in.sol) }); err != nil {
+		return err
+	}
+	in.written = true
+	return nil
+}
+
+// packRow is one input's result, as the table and JSON show it.
+type packRow struct {
+	Instance     string  `json:"instance"`
+	File         string  `json:"file,omitempty"`
+	Buffers      int     `json:"buffers"`
+	Capacity     int64   `json:"capacity"`
+	CapacityFrom string  `json:"capacity_from"`
+	MaxLive      int64   `json:"max_live"`
+	Minimize     bool    `json:"minimize"`
+	Ran          bool    `json:"ran"`
+	Solved       bool    `json:"solved"`
+	Peak         int64   `json:"peak"`
+	GapPct       float64 `json:"gap_pct"`
+	Optimal      bool    `json:"optimal"`
+	Nodes        int64   `json:"nodes"`
+	Greedy       int     `json:"greedy_packings"`
+	Restarts     int     `json:"restarts"`
+	Probes       int     `json:"probes"`
+	Seconds      float64 `json:"seconds"`
+	TimeLimitHit bool    `json:"time_limit_hit"`
+	Output       string  `json:"output,omitempty"`
+}
+
+func (in *packInstance) row() packRow {
+	r := packRow{Instance: in.name, File: in.file, Buffers: len(in.prob.Buffers), Capacity: in.prob.Capacity,
+		CapacityFrom: in.capFrom, MaxLive: pack.MaxLive(in.prob), Minimize: in.minimize, Ran: in.ran}
+	if r.CapacityFrom == "" {
+		r.CapacityFrom = "none"
+	}
+	if in.written {
+		r.Output = in.out
+	}
+	if !in.ran {
+		return r
+	}
+	s := in.sol
+	r.Solved, r.Peak, r.Optimal = s.Solved, s.Peak, s.Optimal
+	if r.MaxLive > 0 {
+		r.GapPct = 100 * float64(s.Peak-r.MaxLive) / float64(r.MaxLive)
+	}
+	r.Nodes, r.Greedy, r.Restarts, r.Probes = s.Stats.Nodes, s.Stats.Greedy, s.Stats.Restarts, s.Stats.Probes
+	r.Seconds, r.TimeLimitHit = s.Stats.Time.Seconds(), in.limitHit
+	return r
+}
+
+type packTotal struct {
+	Inputs  int     `json:"inputs"`
+	Solved  int     `json:"solved"`
+	Optimal int     `json:"optimal"`
+	Buffers int     `json:"buffers"`
+	Nodes   int64   `json:"nodes"`
+	Seconds float64 `json:"seconds"`
+}
+
+func packTotals(rows []packRow) packTotal {
+	t := packTotal{Inputs: len(rows)}
+	for _, r := range rows {
+		t.Buffers += r.Buffers
+		t.Nodes += r.Nodes
+		t.Seconds += r.Seconds
+		if r.Solved {
+			t.Solved++
+		}
+		if r.Optimal {
+			t.Optimal++
+		}
+	}
+	return t
+}
+
+// packSummary prints the results on stderr.
+func (a *app) packSummary(o *packOptions, ins []*packInstance) error {
+	rows := make([]packRow, len(ins))
+	for i, in := range ins {
+		rows[i] = in.row()
+	}
+	tot := packTotals(rows)
+	w := a.stderr
+	switch {
+	case o.Format == "json":
+		data, err := json.Marshal(struct {
+			Inputs []packRow `json:"inputs"`
+			Total  packTotal `json:"total"`
+			Limit  float64   `json:"time_limit_seconds"`
+			Seed   uint64    `json:"seed"`
+		}{rows, tot, o.TimeLimit.Seconds(), o.Seed})
+		if err != nil {
+			return internalErrorf("summary: %v", err)
+		}
+		_, err = fmt.Fprintf(w, "%s\n", data)
+		return err
+	case o.Format == "md":
+		writePackMarkdown(w, rows, tot)
+	case len(rows) == 1:
+		writePackSummary(w, ins[0], rows[0])
+	default:
+		writePackTable(w, rows, tot)
+	}
+	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// cells are a row's table cells: instance, buffers, capacity, max-live,
+// solved, peak, gap %, optimal, nodes, time.
+func (r packRow) cells() []string {
+	c := []string{r.Instance, strconv.Itoa(r.Buffers), "-", strconv.FormatInt(r.MaxLive, 10), "not run", "-", "-", "-", "-", "-"}
+	if r.Capacity > 0 {
+		c[2] = strconv.FormatInt(r.Capacity, 10)
+	}
+	if !r.Ran {
+		return c
+	}
+	c[4] = yesNo(r.Solved)
+	c[5] = strconv.FormatInt(r.Peak, 10)
+	c[6] = fmt.Sprintf("%.2f", r.GapPct)
+	c[7] = yesNo(r.Optimal)
+	if !r.Optimal && !r.Minimize {
+		c[7] = "-" // not asked: without --minimize any fit will do
+	}
+	c[8] = strconv.FormatInt(r.Nodes, 10)
+	c[9] = fmtDuration(time.Duration(r.Seconds * float64(time.Second)))
+	if r.TimeLimitHit {
+		c[9] += " (limit)"
+	}
+	return c
+}
+
+var packHeader = []string{"instance", "buffers", "capacity", "max-live", "solved", "peak", "gap %", "optimal", "nodes", "time"}
+
+func (t packTotal) cells() []string {
+	return []string{fmt.Sprintf("total (%d)", t.Inputs), strconv.Itoa(t.Buffers), "", "",
+		fmt.Sprintf("%d/%d", t.Solved, t.Inputs), "", "", fmt.Sprintf("%d/%d", t.Optimal, t.Inputs),
+		strconv.FormatInt(t.Nodes, 10), fmtDuration(time.Duration(t.Seconds * float64(time.Second)))}
+}
+
+func writePackMarkdown(w io.Writer, rows []packRow, tot packTotal) {
+	fmt.Fprintf(w, "| %s |\n", strings.Join(packHeader, " | "))
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | :---: | ---: | ---: | :---: | ---: | ---: |")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(r.cells(), " | "))
+	}
+	if len(rows) > 1 {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(tot.cells(), " | "))
+	}
+}
+
+func writePackTable(w io.Writer, rows []packRow, tot packTotal) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\t\n", strings.Join(packHeader, "\t"))
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(r.cells(), "\t"))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d inputs: %d solved, %d optimal; %d buffers, %d nodes, %s\n", tot.Inputs, tot.Solved, tot.Optimal,
+		tot.Buffers, tot.Nodes, fmtDuration(time.Duration(tot.Seconds*float64(time.Second))))
+}
+
+// writePackSummary prints one input's summary.
+func writePackSummary(w io.Writer, in *packInstance, r packRow) {
+	capText := "none (minimized)"
+	switch in.capFrom {
+	case "--capacity":
+		capText = fmt.Sprintf("%d B (--capacity)", r.Capacity)
+	case "file name":
+		capText = fmt.Sprintf("%d B (from the file name)", r.Capacity)
+	}
+	fmt.Fprintf(w, "%s: %d buffers, capacity %s, max-live %s\n", r.Instance, r.Buffers, capText, exactBytes(r.MaxLive))
+	if !r.Ran {
+		fmt.Fprintf(w, "peak       not run (interrupted)\n")
+		return
+	}
+	var verdict string
+	switch {
+	case !r.Solved:
+		verdict = "no packing within the capacity"
+	case r.Optimal && r.Peak == r.MaxLive:
+		verdict = "optimal: the peak equals max-live"
+	case r.Optimal:
+		verdict = "optimal: the search proved that no smaller peak fits"
+	case r.Minimize && r.TimeLimitHit:
+		verdict = "the smallest found before the time limit; not proven optimal"
+	case r.Minimize:
+		verdict = "the smallest found; not proven optimal"
+	default:
+		verdict = "fits the capacity (not minimized: --minimize asks for the smallest peak)"
+	}
+	fmt.Fprintf(w, "peak       %s, %.2f%% above max-live: %s\n", exactBytes(r.Peak), r.GapPct, verdict)
+	fmt.Fprintf(w, "search     %d greedy packings, %d nodes, %d restarts, %d capacity probes\n", r.Greedy, r.Nodes, r.Restarts, r.Probes)
+	fmt.Fprintf(w, "time       %s\n", fmtDuration(time.Duration(r.Seconds*float64(time.Second))))
+	switch {
+	case in.written && in.out == "-":
+		fmt.Fprintf(w, "solution   written to stdout: %d offsets, checked\n", r.Buffers)
+	case in.written:
+		fmt.Fprintf(w, "solution   %s: %d offsets, checked\n", in.out, r.Buffers)
+	default:
+		fmt.Fprintf(w, "solution   checked, not written (use -o FILE, or -o - for stdout)\n")
+	}
+}
+
+// exactBytes prints a byte count exactly, and in binary units from 1 KiB.
+func exactBytes(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%d B (%s)", n, fmtBytes(n))
+}
