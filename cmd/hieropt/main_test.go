@@ -291,6 +291,23 @@ func TestSettingsFromEnvAndConfig(t *testing.T) {
 	r = runCLI(t, "", "optimize")
 	assert.Equal(t, exitInput, r.code)
 	assert.Contains(t, r.stderr, `optimise: unknown section: sections are command names`)
+
+	// A subcommand's section sits inside its parent's.
+	out = filepath.Join(dir, "a.json")
+	require.NoError(t, os.WriteFile(cfg, []byte("import:\n  minimalloc:\n    name: from-config\n"), 0o644))
+	r = runCLI(t, "", "import", "minimalloc", "../../testdata/minimalloc/input.12.csv", "-o", out)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"name":"from-config"`)
+	require.NoError(t, os.WriteFile(cfg, []byte("import:\n  minimalloc:\n    nam: x\n"), 0o644))
+	r = runCLI(t, "", "import", "minimalloc", "../../testdata/minimalloc/input.12.csv", "-o", out)
+	assert.Equal(t, exitInput, r.code)
+	assert.Contains(t, r.stderr, `import.minimalloc.nam: unknown setting: import minimalloc takes `)
+	require.NoError(t, os.WriteFile(cfg, []byte("import:\n  onxx:\n    dtype-bytes: 1\n"), 0o644))
+	r = runCLI(t, "", "import", "minimalloc", "../../testdata/minimalloc/input.12.csv", "-o", out)
+	assert.Equal(t, exitInput, r.code)
+	assert.Contains(t, r.stderr, `import.onxx: unknown setting: import takes `)
 }
 
 func TestHelp(t *testing.T) {

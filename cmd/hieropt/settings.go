@@ -71,30 +71,71 @@ func configSection(cmd *cobra.Command, file string) (map[string]any, error) {
 			return nil, inputerr.New(doc, k, "unknown section: sections are command names (%s)", strings.Join(commandNames(cmd.Root()), ", "))
 		}
 	}
-	raw, ok := all[cmd.Name()]
-	if !ok {
-		return map[string]any{}, nil
+	// A subcommand's section sits inside its parent's: import: {onnx: {...}}.
+	var path []*cobra.Command
+	for c := cmd; c != nil && c != cmd.Root(); c = c.Parent() {
+		path = append([]*cobra.Command{c}, path...)
 	}
-	section, ok := raw.(map[string]any)
-	if !ok {
-		return nil, inputerr.New(doc, cmd.Name(), "want a mapping of settings, got %T", raw)
-	}
-	skeys := make([]string, 0, len(section))
-	for k := range section {
-		skeys = append(skeys, k)
-	}
-	sort.Strings(skeys)
-	for _, k := range skeys {
-		if f := cmd.Flags().Lookup(k); f == nil || k == "config" || k == "help" {
-			return nil, inputerr.New(doc, cmd.Name()+"."+k, "unknown setting: %s takes %s", cmd.Name(), strings.Join(flagNames(cmd.Flags()), ", "))
+	cur, name := all, ""
+	var settings map[string]any
+	for i, c := range path {
+		if name != "" {
+			name += "."
 		}
+		name += c.Name()
+		raw, ok := cur[c.Name()]
+		if !ok {
+			return map[string]any{}, nil
+		}
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return nil, inputerr.New(doc, name, "want a mapping of settings, got %T", raw)
+		}
+		own, err := sectionSettings(doc, name, c, m)
+		if err != nil {
+			return nil, err
+		}
+		if i == len(path)-1 {
+			settings = own
+		}
+		cur = m
 	}
-	return section, nil
+	return settings, nil
 }
 
-func commandNames(root *cobra.Command) []string {
+// sectionSettings checks the keys of c's section (named name, e.g.
+// "import.onnx"): each is a flag of c or a subcommand's section. It returns
+// the flags' settings.
+func sectionSettings(doc, name string, c *cobra.Command, section map[string]any) (map[string]any, error) {
+	keys := make([]string, 0, len(section))
+	for k := range section {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	subs := map[string]bool{}
+	for _, sc := range c.Commands() {
+		subs[sc.Name()] = true
+	}
+	settings := map[string]any{}
+	for _, k := range keys {
+		if subs[k] {
+			continue // the subcommand's own section
+		}
+		if f := c.Flags().Lookup(k); f == nil || k == "config" || k == "help" {
+			what := strings.Join(flagNames(c.Flags()), ", ")
+			if len(subs) > 0 {
+				what += "; or a section for " + strings.Join(commandNames(c), ", ")
+			}
+			return nil, inputerr.New(doc, name+"."+k, "unknown setting: %s takes %s", strings.ReplaceAll(name, ".", " "), what)
+		}
+		settings[k] = section[k]
+	}
+	return settings, nil
+}
+
+func commandNames(parent *cobra.Command) []string {
 	var out []string
-	for _, c := range root.Commands() {
+	for _, c := range parent.Commands() {
 		out = append(out, c.Name())
 	}
 	sort.Strings(out)
