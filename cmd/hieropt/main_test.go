@@ -462,3 +462,44 @@ func TestInterrupt(t *testing.T) {
 	assert.Contains(t, stderr.String(), "hieropt: interrupted: wrote the best plan found so far")
 	verifyPlan(t, w, "h100-sm", out)
 }
+
+// TestKillLeavesNoFile kills a running optimize with SIGKILL, which no
+// program can catch: the output path must not exist (plans are written to
+// a hidden temporary file and renamed only when complete), and a plan that
+// was there before is left untouched.
+func TestKillLeavesNoFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a long search")
+	}
+	dir := t.TempDir()
+	w := filepath.Join(dir, "gen.json")
+	r := runCLI(t, "", "gen", "--ops", "40000", "--mix", "cnn", "-o", w)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	for _, before := range []string{"", "an earlier plan\n"} {
+		out := filepath.Join(dir, "p.json")
+		if before != "" {
+			require.NoError(t, os.WriteFile(out, []byte(before), 0o644))
+		}
+		cmd := exec.Command(os.Args[0], "optimize", "--workload", w, "--hw", "h100-sm", "-o", out)
+		cmd.Env = append(os.Environ(), "HIEROPT_TEST_MAIN=1")
+		pipe, err := cmd.StderrPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		line, err := bufio.NewReader(pipe).ReadString('\n')
+		require.NoError(t, err)
+		require.Contains(t, line, "searching 40000 timesteps")
+		time.Sleep(300 * time.Millisecond)
+		require.NoError(t, cmd.Process.Kill())
+		_ = cmd.Wait()
+		data, err := os.ReadFile(out)
+		if before == "" {
+			assert.ErrorIs(t, err, os.ErrNotExist, "a killed optimize left %s", out)
+		} else {
+			require.NoError(t, err)
+			assert.Equal(t, before, string(data), "a killed optimize changed the file that was there")
+		}
+		left, err := filepath.Glob(filepath.Join(dir, ".p.json.tmp*"))
+		require.NoError(t, err)
+		assert.Empty(t, left, "no temporary file before the search ends")
+	}
+}
