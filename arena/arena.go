@@ -17,6 +17,11 @@
 //   - seed004: greedy by size (seed 004, as TFLite's planner). Blocks,
 //     largest first, each go into the smallest gap between the already
 //     placed blocks whose lifetimes overlap it, or on top of them.
+//   - pack: hieropt's exact packer (package pack) minimizing the peak:
+//     a portfolio of greedy orders (seed 004's first), then branch and
+//     bound under a fixed node budget (PackNodeLimit), so that the arena is
+//     the same on any machine. It reaches the max-live bound whenever the
+//     budget lets it find and prove a packing there.
 //
 // A planner works on intervals (inclusive first/last timesteps and a
 // footprint); Place turns an arena into a plan in the fastest level of a
@@ -88,7 +93,7 @@ func Names() []string {
 }
 
 func init() {
-	for _, p := range []Planner{Seed000{}, Seed001{}, Seed004{}} {
+	for _, p := range []Planner{Seed000{}, Seed001{}, Seed004{}, Pack{}} {
 		if err := Register(p); err != nil {
 			panic(err)
 		}
@@ -102,6 +107,26 @@ func Peak(iv []Interval, off []int64) int64 {
 		peak = max(peak, off[i]+iv[i].Size)
 	}
 	return peak
+}
+
+// MaxLive returns the largest total size of the intervals alive at one
+// timestep: no planner's peak is below it.
+func MaxLive(iv []Interval) int64 {
+	last := 0
+	for _, x := range iv {
+		last = max(last, x.Last)
+	}
+	d := make([]int64, last+2)
+	for _, x := range iv {
+		d[x.First] += x.Size
+		d[x.Last+1] -= x.Size
+	}
+	var cur, best int64
+	for _, v := range d {
+		cur += v
+		best = max(best, cur)
+	}
+	return best
 }
 
 // Check reports the first pair of intervals alive at a common timestep
@@ -149,6 +174,11 @@ func Place(p *state.Problem, pl Planner) (*state.Layout, int, int64, error) {
 	var sizes []string
 	for l := 0; l < p.Levels(); l++ {
 		iv := Intervals(p, l)
+		if MaxLive(iv) > p.HW.Levels[l].Capacity {
+			// No arena of these intervals fits: skip the planner's work.
+			sizes = append(sizes, fmt.Sprintf("%s %d B", p.HW.Levels[l].Name, p.HW.Levels[l].Capacity))
+			continue
+		}
 		off := pl.Offsets(iv)
 		peak := Peak(iv, off)
 		if peak > p.HW.Levels[l].Capacity {

@@ -53,6 +53,56 @@ func TestTFLiteExample(t *testing.T) {
 	assert.Equal(t, int64(124), arena.Peak(iv, off))
 }
 
+// TestPackReachesTheOptimum: the pack planner finds the optimal arenas of
+// both worked examples, which are their max-live bounds: 5120 bytes for
+// seed 000's Fig. 4 (at timestep 4, op1, op3 and op4 are live:
+// 2048+2048+1024) and 124 for TFLite's 8 tensors (at timestep 5: 36+16+8+64).
+// Through Place, the seed-000 example fits a 5120-byte level exactly.
+func TestPackReachesTheOptimum(t *testing.T) {
+	pl, ok := arena.Lookup("pack")
+	require.True(t, ok)
+	iv := seed000Intervals(t)
+	off := pl.Offsets(iv)
+	require.NoError(t, arena.Check(iv, off))
+	assert.Equal(t, int64(5120), arena.Peak(iv, off))
+	assert.Equal(t, int64(5120), arena.MaxLive(iv))
+
+	tfl := []arena.Interval{{0, 1, 32, 1}, {1, 4, 28, 1}, {2, 5, 36, 1}, {3, 5, 16, 1}, {4, 5, 8, 1}, {5, 7, 64, 1}, {6, 8, 10, 1}, {7, 8, 40, 1}}
+	off = pl.Offsets(tfl)
+	require.NoError(t, arena.Check(tfl, off))
+	assert.Equal(t, int64(124), arena.Peak(tfl, off))
+	assert.Equal(t, int64(124), arena.MaxLive(tfl))
+
+	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "seed000-example.json"))
+	require.NoError(t, err)
+	prof, err := hwconfig.Load(filepath.Join("..", "testdata", "hw", "two-level-5k.yaml"))
+	require.NoError(t, err)
+	p, err := state.Bind(prog, prof, "seed000")
+	require.NoError(t, err)
+	lay, l, peak, err := arena.Place(p, pl)
+	require.NoError(t, err)
+	assert.Equal(t, 0, l, "the 5120-byte fast level")
+	assert.Equal(t, int64(5120), peak)
+	validPlan(t, p, lay, "pack")
+}
+
+// TestPackDeterministic: the pack planner's arena does not depend on the
+// machine (a node budget, not a deadline).
+func TestPackDeterministic(t *testing.T) {
+	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "mobilenet_v2-int8.json"))
+	require.NoError(t, err)
+	prof, err := hwconfig.Builtin("ethos-u55")
+	require.NoError(t, err)
+	p, err := state.Bind(prog, prof, "m")
+	require.NoError(t, err)
+	iv := arena.Intervals(p, 0)
+	a := arena.Pack{}.Offsets(iv)
+	b := arena.Pack{}.Offsets(iv)
+	assert.Equal(t, a, b)
+	require.NoError(t, arena.Check(iv, a))
+	assert.LessOrEqual(t, arena.Peak(iv, a), arena.Peak(iv, arena.Seed004{}.Offsets(iv)))
+}
+
 func TestRandomArenasAreValid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for n := 0; n < 300; n++ {
@@ -104,15 +154,7 @@ func TestPlaceEveryShippedPair(t *testing.T) {
 					continue
 				}
 				assert.GreaterOrEqual(t, peak, prog.ComputeStats().MaxLive)
-				out := plan.FromLayout(p, lay)
-				c := costmodel.Total(costmodel.Seed003{}, p, lay)
-				init := state.NewLayout(p.Blocks())
-				_, ierr := actionsRun(p, init)
-				require.NoError(t, ierr)
-				out.Cost = plan.Cost{Initial: costmodel.Total(costmodel.Seed003{}, p, init), Final: c}
-				res, err := plan.Validate(p, out, name)
-				require.NoError(t, err)
-				require.True(t, res.Valid(), "%s %s %s: %v", name, prog.Name, h, res.Violations)
+				validPlan(t, p, lay, name)
 				placed++
 			}
 		}
@@ -120,7 +162,20 @@ func TestPlaceEveryShippedPair(t *testing.T) {
 	assert.Greater(t, placed, 100)
 }
 
+// validPlan checks a single-arena layout with the plan validator.
+func validPlan(t *testing.T, p *state.Problem, lay *state.Layout, name string) {
+	t.Helper()
+	out := plan.FromLayout(p, lay)
+	init := state.NewLayout(p.Blocks())
+	_, err := actionsRun(p, init)
+	require.NoError(t, err)
+	out.Cost = plan.Cost{Initial: costmodel.Total(costmodel.Seed003{}, p, init), Final: costmodel.Total(costmodel.Seed003{}, p, lay)}
+	res, err := plan.Validate(p, out, name)
+	require.NoError(t, err)
+	require.True(t, res.Valid(), "%s %s %s: %v", name, p.Prog.Name, p.HW.Name, res.Violations)
+}
+
 func TestRegistry(t *testing.T) {
-	assert.Equal(t, []string{"seed000", "seed001", "seed004"}, arena.Names())
+	assert.Equal(t, []string{"pack", "seed000", "seed001", "seed004"}, arena.Names())
 	assert.EqualError(t, arena.Register(arena.Seed000{}), `arena: planner "seed000" registered twice`)
 }

@@ -114,6 +114,10 @@
 //
 // Everything is deterministic: the same problem, options and seed give the
 // same offsets (deadlines aside, which cut the search wherever they fall).
+// Options.NodeLimit is the deterministic way to bound the work: it counts
+// branch-and-bound nodes over all runs and probes, so the search stops at
+// the same node, with the same answer, on any machine. hieropt's planners
+// use it, never a deadline, so that their plans are byte-identical.
 //
 // # Minimize
 //

@@ -25,16 +25,39 @@ const (
 // conflicts with. It returns the offsets and the peak.
 func greedyPack(in *inst, order []int32, bestFit bool) ([]int64, int64) {
 	offs := make([]int64, in.n)
+	placed := make([]bool, in.n)
 	// The placed buffers, sorted by offset: scanning them in order and
-	// skipping those that do not conflict gives the gaps bottom up.
-	byOff := make([]int32, 0, in.n)
+	// skipping those that do not conflict gives the gaps bottom up. That
+	// costs O(n²) a pass; when the conflict graph is sparse (long programs
+	// have many buffers, each alive for a short while), each buffer
+	// instead sorts its placed conflicting buffers, O(E log E) a pass.
+	// Both give the same gaps: of buffers at one offset only the first can
+	// bound a gap, and the scan ends past all of them, so ties may come in
+	// any order.
+	sparse := int64(len(in.conf)) < int64(in.n)*int64(in.n)/16
+	var byOff []int32
+	if !sparse {
+		byOff = make([]int32, 0, in.n)
+	}
+	var near []int32
 	var peak int64
 	for _, b := range order {
 		size, al := in.size[b], in.align[b]
+		scan := byOff
+		if sparse {
+			near = near[:0]
+			for _, c := range in.confOf(b) {
+				if placed[c] {
+					near = append(near, c)
+				}
+			}
+			slices.SortFunc(near, func(x, y int32) int { return cmp.Compare(offs[x], offs[y]) })
+			scan = near
+		}
 		lo, hi := in.lo[b], in.hi[b]
 		var cur int64
 		best, bestGap := int64(-1), int64(-1)
-		for _, c := range byOff {
+		for _, c := range scan {
 			if in.lo[c] >= hi || lo >= in.hi[c] {
 				continue
 			}
@@ -53,8 +76,11 @@ func greedyPack(in *inst, order []int32, bestFit bool) ([]int64, int64) {
 			best = roundUp(cur, al)
 		}
 		offs[b] = best
-		i, _ := slices.BinarySearchFunc(byOff, best, func(c int32, o int64) int { return cmp.Compare(offs[c], o) })
-		byOff = slices.Insert(byOff, i, b)
+		placed[b] = true
+		if !sparse {
+			i, _ := slices.BinarySearchFunc(byOff, best, func(c int32, o int64) int { return cmp.Compare(offs[c], o) })
+			byOff = slices.Insert(byOff, i, b)
+		}
 		peak = max(peak, best+size)
 	}
 	return offs, peak

@@ -25,9 +25,18 @@ type Problem struct {
 type Options struct {
 	// Deadline, if not zero, stops the search when it passes; Solve then
 	// returns the best packing found (Solution.Solved is false if none fits).
+	// Where it falls depends on the machine's speed: use NodeLimit when the
+	// result must be reproducible.
 	Deadline time.Time
 	// Ctx, if not nil, stops the search like Deadline when it is done.
 	Ctx context.Context
+	// NodeLimit, if positive, stops the search like Deadline once the
+	// branch-and-bound has explored that many nodes in total (over all
+	// probes of Minimize; Stats.Nodes never exceeds it). Unlike a deadline
+	// it is deterministic: the same problem and options give the same
+	// result on any machine. Zero: no limit. The greedy portfolio runs
+	// first whatever the limit.
+	NodeLimit int64
 	// Minimize asks for the smallest peak instead of any fit within
 	// Capacity. Capacity, if positive, still bounds the peak; zero means
 	// unbounded.
@@ -46,6 +55,9 @@ type Stats struct {
 	Probes   int           // capacities tried by Minimize
 	Time     time.Duration // wall time of Solve
 	Exact    bool          // whether the branch-and-bound ran
+	// Limited is true when Options.NodeLimit stopped the search before it
+	// finished (the result is the best found within the limit).
+	Limited bool
 }
 
 // Solution is the result of Solve.

@@ -430,3 +430,58 @@ func TestPlannerShaped(t *testing.T) {
 		assert.Less(t, time.Since(start), 3*time.Second) // milliseconds, unless the machine is very busy
 	}
 }
+
+// TestNodeLimitDeterministic: a node limit stops the search like a
+// deadline, but at the same node on any machine, so the answer is the
+// same every time. Minimizing D (whose optimum is unknown) needs far more
+// than the limit; the best packing found within it is returned.
+func TestNodeLimitDeterministic(t *testing.T) {
+	p := loadCSV(t, "../testdata/minimalloc/D.1048576.csv")
+	const limit = 3000
+	var first *Solution
+	for i := 0; i < 3; i++ {
+		s, err := Solve(p, &Options{Minimize: true, NodeLimit: limit, Seed: 3})
+		require.NoError(t, err)
+		require.True(t, s.Solved)
+		require.NoError(t, Check(p, s))
+		assert.LessOrEqual(t, s.Stats.Nodes, int64(limit))
+		assert.True(t, s.Stats.Limited)
+		assert.False(t, s.Optimal)
+		assert.GreaterOrEqual(t, s.Peak, MaxLive(p))
+		if first == nil {
+			first = s
+			continue
+		}
+		assert.Equal(t, first.Offsets, s.Offsets, "run %d", i)
+		assert.Equal(t, first.Peak, s.Peak)
+		assert.Equal(t, first.Stats.Nodes, s.Stats.Nodes)
+		assert.Equal(t, first.Stats.Probes, s.Stats.Probes)
+	}
+
+	// At a fixed capacity: E packs in more nodes than 200 allow; the
+	// limit stops the search, Solved is false and the greedy's packing
+	// (over the capacity) is returned, the same every time.
+	e := loadCSV(t, "../testdata/minimalloc/E.1048576.csv")
+	e.Capacity = challengingCap
+	a, err := Solve(e, &Options{NodeLimit: 200})
+	require.NoError(t, err)
+	b, err := Solve(e, &Options{NodeLimit: 200})
+	require.NoError(t, err)
+	assert.False(t, a.Solved)
+	assert.True(t, a.Stats.Limited)
+	assert.LessOrEqual(t, a.Stats.Nodes, int64(200))
+	assert.Equal(t, a.Offsets, b.Offsets)
+	assert.Equal(t, a.Stats.Nodes, b.Stats.Nodes)
+	// Without a limit it packs; a limit it does not reach changes nothing.
+	c, err := Solve(e, nil)
+	require.NoError(t, err)
+	require.True(t, c.Solved)
+	d, err := Solve(e, &Options{NodeLimit: 2 * c.Stats.Nodes})
+	require.NoError(t, err)
+	require.True(t, d.Solved)
+	assert.False(t, d.Stats.Limited)
+	assert.Equal(t, c.Offsets, d.Offsets)
+
+	_, err = Solve(e, &Options{NodeLimit: -1})
+	assert.EqualError(t, err, "pack: node limit -1 is negative")
+}

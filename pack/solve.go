@@ -2,6 +2,7 @@ package pack
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 )
@@ -102,6 +103,19 @@ func Solve(p *Problem, o *Options) (*Solution, error) {
 	}
 	n := len(p.Buffers)
 	sol := &Solution{Offsets: make([]int64, n)}
+	if o.NodeLimit < 0 {
+		return nil, fmt.Errorf("pack: node limit %d is negative", o.NodeLimit)
+	}
+	// nodesLeft is the node budget left under Options.NodeLimit. A probe
+	// whose budget it cuts ends exactUnknown; outOfNodes then says that no
+	// probe may follow.
+	nodesLeft := func() int64 {
+		if o.NodeLimit == 0 {
+			return math.MaxInt64
+		}
+		return o.NodeLimit - sol.Stats.Nodes
+	}
+	outOfNodes := func() bool { return o.NodeLimit > 0 && sol.Stats.Nodes >= o.NodeLimit }
 	defer func() { sol.Stats.Time = time.Since(start) }()
 	if n == 0 {
 		sol.Solved, sol.Optimal = true, true
@@ -135,7 +149,10 @@ func Solve(p *Problem, o *Options) (*Solution, error) {
 	if !sol.Solved {
 		// First any packing within the capacity.
 		sol.Stats.Probes++
-		x, r := exact(in, limitCap, o.Seed, stop, &sol.Stats, math.MaxInt64)
+		x, r := exact(in, limitCap, o.Seed, stop, &sol.Stats, nodesLeft())
+		if r == exactUnknown {
+			sol.Stats.Limited = true
+		}
 		if r != exactFound {
 			return sol, nil
 		}
@@ -156,10 +173,18 @@ func Solve(p *Problem, o *Options) (*Solution, error) {
 	lo := roundUp(lb, g)
 	budget := int64(minimizeBudget)
 	probe := func(c int64) exactResult {
+		if outOfNodes() {
+			sol.Stats.Limited = true
+			return exactStopped
+		}
 		sol.Stats.Probes++
-		x, r := exact(in, c, o.Seed, stop, &sol.Stats, budget)
+		x, r := exact(in, c, o.Seed, stop, &sol.Stats, min(budget, nodesLeft()))
 		if r == exactFound {
 			sol.Offsets, sol.Peak = x, peakOf(p, x)
+		}
+		if r == exactUnknown && outOfNodes() {
+			sol.Stats.Limited = true
+			return exactStopped // the node limit, not the probe's budget
 		}
 		return r
 	}
@@ -171,7 +196,7 @@ func Solve(p *Problem, o *Options) (*Solution, error) {
 			return sol, nil
 		}
 	}
-	for lo < sol.Peak && !stop() {
+	for lo < sol.Peak && !stop() && !outOfNodes() {
 		hi := sol.Peak - g
 		mid := lo + (hi-lo)/g/2*g
 		r := probe(mid)
@@ -198,6 +223,9 @@ func Solve(p *Problem, o *Options) (*Solution, error) {
 		budget *= 2
 	}
 	sol.Optimal = lo >= sol.Peak
+	if !sol.Optimal && outOfNodes() {
+		sol.Stats.Limited = true
+	}
 	return sol, nil
 }
 

@@ -55,6 +55,7 @@ func newCompareCmd(a *app) *cobra.Command {
                    write-back LRU cache the size of the fastest level: the
                    "natural hit" prior art seed 003 argues against (simulated,
                    not a plan)
+  pack arena       hieropt's exact packer (least peak, fixed node budget),
   seed000 arena    seed 000's lifetime best-fit arena, seed001 block ids,
   seed001, seed004 seed 004's greedy by size: each in the fastest level that
                    holds its arena

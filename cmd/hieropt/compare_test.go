@@ -23,7 +23,7 @@ func TestCompare(t *testing.T) {
 		} `json:"planners"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
-	require.Len(t, out.Rows, 7)
+	require.Len(t, out.Rows, 8)
 	var best string
 	cheapest := 0.0
 	for _, row := range out.Rows {
@@ -37,11 +37,14 @@ func TestCompare(t *testing.T) {
 	r = runCLI(t, "", "compare", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "two-level-5k.yaml"))
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "cost lower bound 3354.00")
-	// A header and seven planners (the separator is "|---"); seed000's and seed004's
-	// arenas (5120 B) fit the fast level and reach the bound, as does the
-	// search; seed001's block ids need 7 KiB and go to SLOW.
-	assert.Equal(t, 8, strings.Count(r.stdout, "\n| "), r.stdout)
+	// A header and eight planners (the separator is "|---"); the pack,
+	// seed000 and seed004 arenas (5120 B) fit the fast level and reach the
+	// bound, as does the search; seed001's block ids need 7 KiB and go to
+	// SLOW.
+	assert.Equal(t, 9, strings.Count(r.stdout, "\n| "), r.stdout)
 	assert.Contains(t, r.stdout, "| seed001 arena | 27274.00 |")
+	assert.Contains(t, r.stdout, "| pack arena    | 3354.00  |")
+	assert.Contains(t, r.stdout, "valid: 5.0 KiB in FAST")
 }
 
 func TestBoundsCommand(t *testing.T) {
