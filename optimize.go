@@ -26,8 +26,9 @@ type Result struct {
 }
 
 // Optimize plans prog on prof, the way `hieropt optimize` does: the
-// initializer, then the search (settings nil: the documented defaults),
-// then a check of the plan against FORMATS.md. prog and prof must have
+// initializer, then the search and its repacking step (settings nil: the
+// documented defaults; search.Settings.Repack sets or turns off the
+// repacking), then a check of the plan against FORMATS.md. prog and prof must have
 // been validated (Program.Validate, Profile.Validate). The error is an
 // *inputerr.Error if prog cannot be bound to prof, a *state.CapacityError
 // or *actions.InfeasibleError if no plan exists, or ctx's error if it was

@@ -52,9 +52,25 @@
 // results are gathered in generation order and ties are broken by it, so
 // the plan is the same whatever the number of workers.
 //
+// # Then: repacking
+//
+// The walk moves one block at a time, and every position it tries is a
+// free gap of the memory as the earlier placements left it; it cannot undo
+// the fragmentation those placements made. So after the walk, Run repacks
+// the committed plan (package repack): level by level, fastest first, the
+// blocks left in slower levels are promoted, the largest saving first,
+// into free space where it exists, else by re-packing the whole level with
+// the exact packer (package pack) under a node budget. Every change is
+// checked to lower the cost; the budget (Settings.Repack, packings per
+// level) is counted in nodes and packings, never in time, so the plan
+// stays the same on any machine. On the shipped workloads and profiles it
+// costs a few milliseconds per plan and lowers the mean cost by 0.3% of
+// the initializer's.
+//
 // # Anytime
 //
 // The committed plan is complete and valid at every moment. A time limit or
 // a cancelled context stops the search between candidates and returns it,
-// with Status saying why.
+// with Status saying why. Repacking still runs after a time limit (its
+// budget is its own, and small); a cancelled context skips or stops it.
 package search

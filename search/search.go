@@ -14,6 +14,7 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/repack"
 	"github.com/hieropt/hieropt/segments"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
@@ -65,6 +66,14 @@ type Settings struct {
 	// kind order (actions.KindOrder) and starts from whichever plan is
 	// cheaper, re-planning in that order.
 	InitialOnly bool
+	// Repack is the budget of the repacking step that runs after the
+	// search (package repack): per memory level, fastest first, the most
+	// packings tried, each to promote one block from slower levels into
+	// the level by re-packing the whole level with the exact packer. It
+	// never makes the plan costlier and is deterministic (its packer is
+	// bounded by nodes, not time). Default (0): DefaultRepack. Negative:
+	// no repacking.
+	Repack int
 	// Check verifies the state's invariants after every commit: the
 	// occupancy against one rebuilt from the layout, and the running cost
 	// against a full recomputation. It panics on a broken invariant.
@@ -81,6 +90,7 @@ const (
 	DefaultMaxCandidates = 4
 	DefaultRounds        = 1
 	DefaultHorizon       = 256
+	DefaultRepack        = 16
 )
 
 // Progress reports how far a search is.
@@ -121,6 +131,11 @@ type Stats struct {
 	StartCost  float64
 	InitTime   time.Duration
 	SearchTime time.Duration
+	// Repack is what the repacking step did (zero when it did not run:
+	// Settings.Repack negative, or the search was cancelled), and
+	// RepackGain how much it lowered the cost.
+	Repack     repack.Stats
+	RepackGain float64
 }
 
 // Result is the outcome of a search.
@@ -156,6 +171,9 @@ func (s *Settings) withDefaults() Settings {
 	}
 	if c.MaxCandidates == 0 {
 		c.MaxCandidates = DefaultMaxCandidates
+	}
+	if c.Repack == 0 {
+		c.Repack = DefaultRepack
 	}
 	if c.Workers <= 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
@@ -212,6 +230,7 @@ func RunProblem(ctx context.Context, p *state.Problem, s *Settings) (*Result, er
 	sr.stats.InitTime = time.Since(start)
 	sr.prepare()
 
+	outer := ctx
 	if cfg.TimeLimit > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.TimeLimit-min(sr.stats.InitTime, cfg.TimeLimit))
@@ -223,10 +242,26 @@ func RunProblem(ctx context.Context, p *state.Problem, s *Settings) (*Result, er
 	if ctx.Err() != nil && status == Converged {
 		status = statusOf(ctx)
 	}
+	lay, cost := sr.base, costmodel.Total(sr.model, p, sr.base)
+	// Repacking has a deterministic budget of its own, so it runs after a
+	// time limit too; only a cancellation skips it (or stops it: what it
+	// accepted until then stands).
+	if cfg.Repack > 0 && outer.Err() == nil {
+		rr, err := repack.Run(outer, p, lay, &repack.Settings{Packings: cfg.Repack, CostModel: sr.model, Check: cfg.Check})
+		if err != nil {
+			panic(fmt.Sprintf("search: repacking the committed plan: %v", err)) // the plan is complete
+		}
+		sr.stats.Repack = rr.Stats
+		sr.stats.RepackGain = rr.InputCost - rr.Cost
+		lay, cost = rr.Layout, rr.Cost
+		if rr.Stopped && status == Converged {
+			status = statusOf(outer)
+		}
+	}
 	return &Result{
-		Layout:      sr.base,
+		Layout:      lay,
 		InitialCost: sr.initial,
-		Cost:        costmodel.Total(sr.model, p, sr.base),
+		Cost:        cost,
 		Stats:       sr.stats,
 		Status:      status,
 	}, nil

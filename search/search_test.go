@@ -123,6 +123,8 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		assert.Equal(t, first.Cost, r.Cost)
 		assert.Equal(t, first.Stats.Committed, r.Stats.Committed)
 		assert.Equal(t, first.Stats.ReplanSteps, r.Stats.ReplanSteps)
+		assert.Equal(t, first.Stats.Repack.Promoted, r.Stats.Repack.Promoted)
+		assert.Equal(t, first.Stats.Repack.Nodes, r.Stats.Repack.Nodes)
 	}
 }
 
@@ -151,6 +153,7 @@ func TestTimeLimitAndCancellation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, search.TimeLimit, r.Status)
 	assert.Less(t, r.Stats.Timesteps, p.Prog.Timesteps())
+	assert.Positive(t, r.Stats.Repack.Candidates, "repacking runs after a time limit")
 	validate(t, p, r, nil)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -164,6 +167,7 @@ func TestTimeLimitAndCancellation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, search.Cancelled, r.Status)
 	assert.Equal(t, 20, r.Stats.Timesteps)
+	assert.Zero(t, r.Stats.Repack, "a cancelled search is not repacked")
 	validate(t, p, r, nil)
 
 	// Cancelled before anything: no plan.
@@ -183,6 +187,8 @@ func TestSettings(t *testing.T) {
 		{NoReuse: true},
 		{CostModel: costmodel.VelaDMA{}},
 		{MaxCandidates: -1, Horizon: -1},
+		{Repack: -1},
+		{Repack: 1},
 	} {
 		s.Check = true
 		r, err := search.RunProblem(context.Background(), p, s)

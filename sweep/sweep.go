@@ -35,7 +35,7 @@ import (
 
 // Keys are the search settings a sweep can vary, named like the search
 // flags of `hieropt optimize`.
-var Keys = []string{"segments", "beam", "actions", "max-candidates", "rounds", "horizon", "initial-only", "cost-model", "no-search"}
+var Keys = []string{"segments", "beam", "actions", "max-candidates", "rounds", "horizon", "initial-only", "cost-model", "no-search", "repack"}
 
 // Param is one swept setting: a key of Keys and its values, in order.
 type Param struct {

@@ -118,9 +118,9 @@ func TestSweepParseParam(t *testing.T) {
 	assert.Equal(t, []string{"every", "fixed:4", "at:3,7", "auto"}, p.Values)
 
 	_, err = ParseParam("speed=1")
-	assert.EqualError(t, err, `"speed=1": unknown setting "speed" (known: segments, beam, actions, max-candidates, rounds, horizon, initial-only, cost-model, no-search)`)
+	assert.EqualError(t, err, `"speed=1": unknown setting "speed" (known: segments, beam, actions, max-candidates, rounds, horizon, initial-only, cost-model, no-search, repack)`)
 	_, err = ParseParam("beam")
-	assert.EqualError(t, err, `"beam": want KEY=V1,V2,... with KEY one of segments, beam, actions, max-candidates, rounds, horizon, initial-only, cost-model, no-search`)
+	assert.EqualError(t, err, `"beam": want KEY=V1,V2,... with KEY one of segments, beam, actions, max-candidates, rounds, horizon, initial-only, cost-model, no-search, repack`)
 	_, err = ParseParam("beam=1,,2")
 	assert.EqualError(t, err, `"beam=1,,2": empty value`)
 	_, err = ParseParam("beam=1,1")
@@ -422,7 +422,7 @@ func TestSweepCSVRoundTripAndMerge(t *testing.T) {
 	for text, msg := range map[string]string{
 		"":      `sweep CSV "bad.csv": empty: want the header line of a sweep CSV`,
 		"a,b\n": `sweep CSV "bad.csv": line 1: not a sweep CSV header: want run,runs,workload,profile,scale,<settings>,status,initial_cost,final_cost,reduction_pct,seconds,commits,replans,replan_steps`,
-		strings.Replace(buf.String(), "beam", "speed", 1):                                      `sweep CSV "bad.csv": line 1: unknown setting column "speed" (known: segments, beam, actions, max-candidates, rounds, horizon, initial-only, cost-model, no-search)`,
+		strings.Replace(buf.String(), "beam", "speed", 1):                                      `sweep CSV "bad.csv": line 1: unknown setting column "speed" (known: segments, beam, actions, max-candidates, rounds, horizon, initial-only, cost-model, no-search, repack)`,
 		strings.Replace(buf.String(), "3,6,b,p,,4,valid,200,100", "3,6,b,p,,4,valid,200,x", 1): `sweep CSV "bad.csv": line 5: final_cost "x": want a number`,
 		strings.Replace(buf.String(), "5,6,c", "5,7,c", 1):                                     `sweep CSV "bad.csv": line 7: runs 7: earlier lines say 6`,
 		strings.Replace(buf.String(), "5,6,c", "6,6,c", 1):                                     `sweep CSV "bad.csv": line 7: runs "6": want the grid's size, more than the run index 6`,

@@ -54,6 +54,7 @@ type searchOptions struct {
 	Initializer   string        `mapstructure:"initializer"`
 	Rounds        int           `mapstructure:"rounds"`
 	Horizon       int           `mapstructure:"horizon"`
+	Repack        int           `mapstructure:"repack"`
 }
 
 // searchFlags adds the search's settings to a command.
@@ -70,6 +71,7 @@ func searchFlags(f *pflag.FlagSet) {
 	f.Bool("initial-only", false, "start the search from the initializer's plan only, as the seed does (by default it also tries the initializer in kind order)")
 	f.Int("rounds", search.DefaultRounds, "most actions one state may take at one timestep")
 	f.Int("horizon", search.DefaultHorizon, "act only on blocks that die within this many timesteps; -1 = unbounded")
+	f.Int("repack", search.DefaultRepack, "after the search, re-pack each level with the exact packer to promote blocks from slower levels: most packings per level; 0 = off")
 	f.String("cost-model", costmodel.Default, "cost model to price plans with (registered: "+strings.Join(costmodel.Names(), ", ")+")")
 }
 
@@ -110,6 +112,13 @@ func (o *searchOptions) settings() (*search.Settings, error) {
 	if o.Jobs < 0 {
 		return nil, usageErrorf("--jobs %d: want a number >= 0", o.Jobs)
 	}
+	if o.Repack < 0 {
+		return nil, usageErrorf("--repack %d: want a number >= 0 (0 = off)", o.Repack)
+	}
+	repackBudget := o.Repack
+	if repackBudget == 0 {
+		repackBudget = -1 // search.Settings: negative is off, zero the default
+	}
 	return &search.Settings{
 		Segments:      seg,
 		Beam:          o.Beam,
@@ -122,6 +131,7 @@ func (o *searchOptions) settings() (*search.Settings, error) {
 		InitialOnly:   o.InitialOnly,
 		Rounds:        o.Rounds,
 		Horizon:       o.Horizon,
+		Repack:        repackBudget,
 	}, nil
 }
 
@@ -142,6 +152,12 @@ func describe(s *search.Settings) string {
 	if s.InitialOnly {
 		d += " initial-only"
 	}
+	switch {
+	case s.Repack < 0:
+		d += " repack=off"
+	case s.Repack > 0 && s.Repack != search.DefaultRepack:
+		d += fmt.Sprintf(" repack=%d", s.Repack)
+	}
 	return d
 }
 
@@ -156,8 +172,10 @@ fastest first, best fit (seed 003's rules 1-5; see docs/ALGORITHM.md). Then
 the search walks the timesteps trying move, swap and reuse actions on each
 block of the timestep, re-plans the later timesteps after each, and commits
 the cheapest state at the end of each local-optimal segment (--segments),
-keeping --beam states inside a segment. --no-search stops after the
-initializer.
+keeping --beam states inside a segment. Last, each memory level, fastest
+first, is re-packed with the exact packer to promote blocks the search left
+in slower levels (--repack: packings per level; 0 turns it off). --no-search
+stops after the initializer.
 
 The plan is checked against every rule of FORMATS.md before it is written;
 the file is written atomically (never partially). A summary goes to stderr:
@@ -245,7 +263,7 @@ func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 	if !o.Quiet {
 		sm := &summary{p: p, lay: res.Layout, model: s.CostModel, plan: pl, output: o.Output, elapsed: elapsed, planner: planner}
 		switch {
-		case o.NoSearch:
+		case o.NoSearch && planner == "initializer":
 			sm.planner = "initializer (--no-search)"
 		case o.searched():
 			sm.search = res

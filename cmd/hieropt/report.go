@@ -188,6 +188,11 @@ func reportSearchSettings(s *search.Settings, r *search.Result, elapsed time.Dur
 		add("rounds", strconv.Itoa(s.Rounds))
 		add("horizon", strconv.Itoa(s.Horizon))
 		add("initial-only", strconv.FormatBool(s.InitialOnly))
+		rp := "off"
+		if s.Repack > 0 {
+			rp = fmt.Sprintf("%d packings per level", s.Repack)
+		}
+		add("repack", rp)
 		tl := "none"
 		if s.TimeLimit > 0 {
 			tl = s.TimeLimit.String()
@@ -219,6 +224,11 @@ func reportSearchSettings(s *search.Settings, r *search.Result, elapsed time.Dur
 		add("re-plans", fmt.Sprintf("%d (%d timesteps re-planned)", st.Replans, st.ReplanSteps))
 		add("initializer time", st.InitTime.Round(time.Microsecond).String())
 		add("search time", st.SearchTime.Round(time.Microsecond).String())
+		if s == nil || s.Repack > 0 {
+			add("repack", fmt.Sprintf("%s promoted (%d into free space; %s, %s screened out): %s less, in %s",
+				plural(st.Repack.Promoted, "block"), st.Repack.Inserted, plural(st.Repack.Packings, "packing"), plural(st.Repack.Screened, "candidate"),
+				fmtCost(st.RepackGain), st.Repack.Time.Round(time.Microsecond)))
+		}
 	}
 	if elapsed > 0 {
 		add("total time", elapsed.Round(time.Microsecond).String())

@@ -77,8 +77,17 @@ func (s *summary) write(w io.Writer) {
 			}
 		}
 		fmt.Fprintf(w, "; %d re-plans, %d timesteps re-planned\n", st.Replans, st.ReplanSteps)
-		fmt.Fprintf(w, "time       %s (initializer %s, search %s)\n", s.elapsed.Round(time.Microsecond),
+		rp := st.Repack
+		if s.settings.Repack > 0 {
+			fmt.Fprintf(w, "repack     %s promoted into faster levels (%d into free space; %s, %s screened out by max-live): %s %s less\n",
+				plural(rp.Promoted, "block"), rp.Inserted, plural(rp.Packings, "packing"), plural(rp.Screened, "candidate"), fmtCost(st.RepackGain), unit)
+		}
+		fmt.Fprintf(w, "time       %s (initializer %s, search %s", s.elapsed.Round(time.Microsecond),
 			st.InitTime.Round(time.Microsecond), st.SearchTime.Round(time.Microsecond))
+		if s.settings.Repack > 0 {
+			fmt.Fprintf(w, ", repack %s", rp.Time.Round(time.Microsecond))
+		}
+		fmt.Fprintln(w, ")")
 	} else {
 		fmt.Fprintf(w, "time       %s\n", s.elapsed.Round(time.Microsecond))
 	}
@@ -153,6 +162,20 @@ func (s *summary) writeJSON(w io.Writer) error {
 		Candidates int `json:"candidates"`
 		Committed  int `json:"committed"`
 	}
+	type repackJSON struct {
+		Candidates int     `json:"candidates"`
+		Screened   int     `json:"screened"`
+		Packings   int     `json:"packings"`
+		Promoted   int     `json:"promoted"`
+		Inserted   int     `json:"inserted"`
+		Merged     int     `json:"merged"`
+		Unpacked   int     `json:"levels_too_large_to_pack"`
+		Visits     int64   `json:"buffers_visited"`
+		Cut        int     `json:"levels_cut_at_max_visits"`
+		Nodes      int64   `json:"nodes"`
+		Gain       float64 `json:"gain"`
+		Seconds    float64 `json:"seconds"`
+	}
 	type searchJSON struct {
 		Status      string            `json:"status"`
 		Timesteps   int               `json:"timesteps_visited"`
@@ -164,6 +187,7 @@ func (s *summary) writeJSON(w io.Writer) error {
 		ReplanSteps int64             `json:"timesteps_replanned"`
 		InitSeconds float64           `json:"initializer_seconds"`
 		Seconds     float64           `json:"search_seconds"`
+		Repack      *repackJSON       `json:"repack,omitempty"`
 	}
 	out := struct {
 		Workload   string      `json:"workload"`
@@ -214,6 +238,11 @@ func (s *summary) writeJSON(w io.Writer) error {
 			if s.settings.Actions[k] {
 				sj.Actions[k.String()] = action{r.Stats.Tried[k], r.Stats.Succeeded[k], r.Stats.Committed[k]}
 			}
+		}
+		if s.settings.Repack > 0 {
+			rp := r.Stats.Repack
+			sj.Repack = &repackJSON{Candidates: rp.Candidates, Screened: rp.Screened, Packings: rp.Packings, Promoted: rp.Promoted,
+				Inserted: rp.Inserted, Merged: rp.Merged, Unpacked: rp.Unpacked, Visits: rp.Visits, Cut: rp.Cut, Nodes: rp.Nodes, Gain: r.Stats.RepackGain, Seconds: rp.Time.Seconds()}
 		}
 		out.Search = sj
 	}

@@ -63,9 +63,9 @@ files or built-in names; default every built-in profile.
 
 --set KEY=V1,V2,... (repeatable) sweeps one search setting; KEY is the name
 of a search flag: segments, beam, actions, max-candidates, rounds, horizon,
-initial-only, cost-model or no-search. The values are separated by ';' if
-there is one, else by ','; in the values of actions and segments '+' stands
-for ',': --set 'actions=move+swap+reuse;move+swap+reuse+evict' (or
+initial-only, cost-model, no-search or repack. The values are separated by
+';' if there is one, else by ','; in the values of actions and segments '+'
+stands for ',': --set 'actions=move+swap+reuse;move+swap+reuse+evict' (or
 --set 'actions=move,swap,reuse;move,swap,reuse,evict') sweeps two action
 sets. The search flags given outright (--beam 8, ...) hold for every run.
 
@@ -214,6 +214,8 @@ func applySetting(o *searchOptions, key, value string) error {
 		o.CostModel = value
 	case "no-search":
 		return parseBool(&o.NoSearch)
+	case "repack":
+		return atoi(&o.Repack)
 	default:
 		return fmt.Errorf("unknown setting %q (known: %s)", key, strings.Join(sweep.Keys, ", "))
 	}

@@ -216,7 +216,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"--set", "speed=1,2"}, `--set "speed=1,2": unknown setting "speed" (known: segments, beam, actions, max-candidates, rounds, horizon, initial-only, cost-model, no-search)`},
+		{[]string{"--set", "speed=1,2"}, `--set "speed=1,2": unknown setting "speed" (known: segments, beam, actions, max-candidates, rounds, horizon, initial-only, cost-model, no-search, repack)`},
 		{[]string{"--set", "beam"}, `--set "beam": want KEY=V1,V2,...`},
 		{[]string{"--set", "beam=0,4"}, `--set beam=0: --beam 0: want a positive number, or -1 for unbounded`},
 		{[]string{"--set", "beam=1,x"}, `--set beam=x: "x" is not an integer`},

@@ -1,0 +1,654 @@
+package repack
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/pack"
+	"github.com/hieropt/hieropt/state"
+)
+
+// Settings configure Run. A nil *Settings means all defaults; every zero
+// field means its documented default.
+type Settings struct {
+	// Packings is the most packings tried per level (each for one
+	// candidate, the largest saving first). Candidates that fit the
+	// level's free space as it is, or that the max-live screen rules out,
+	// need no packing and do not count; every candidate is tried at most
+	// once. Default (0): DefaultPackings. Negative: none (Run returns the
+	// layout as it is).
+	Packings int
+	// NodeLimit is the branch-and-bound budget of one packing
+	// (pack.Options.NodeLimit): a packing not found within it counts as
+	// failed. Default (0): DefaultNodeLimit.
+	NodeLimit int64
+	// MaxBuffers bounds the size of a packing: a level with more packing
+	// buffers than this is not packed, only inserted into (a packing
+	// costs at least linear time in the level's buffers, and long
+	// programs have tens of thousands). Default (0): DefaultMaxBuffers.
+	MaxBuffers int
+	// MaxVisits bounds the work of insertions in one level: each
+	// insertion visits the buffers alive with its candidate, and once a
+	// level's insertions have visited this many, no more are tried there
+	// (the candidates come largest saving first, so the cut drops the
+	// least). It keeps a long program's repacking near linear: it can have
+	// a hundred thousand candidates with thousands of buffers alive over
+	// each. Default (0): DefaultMaxVisits.
+	MaxVisits int64
+	// CostModel prices layouts. Default (nil): costmodel.Seed003.
+	CostModel costmodel.Model
+	// Check verifies the layout after every level that changed: every
+	// timestep's occupancy is rebuilt from it (no overlaps), and the
+	// running cost is compared with a full recomputation. It panics on a
+	// broken invariant. Slow; for tests and debugging.
+	Check bool
+}
+
+// Defaults of Settings.
+const (
+	DefaultPackings   = 16
+	DefaultNodeLimit  = 2000
+	DefaultMaxBuffers = 1024
+	DefaultMaxVisits  = 1 << 24
+)
+
+func (s *Settings) withDefaults() Settings {
+	var c Settings
+	if s != nil {
+		c = *s
+	}
+	if c.Packings == 0 {
+		c.Packings = DefaultPackings
+	}
+	if c.NodeLimit <= 0 {
+		c.NodeLimit = DefaultNodeLimit
+	}
+	if c.MaxVisits <= 0 {
+		c.MaxVisits = DefaultMaxVisits
+	}
+	if c.MaxBuffers <= 0 {
+		c.MaxBuffers = DefaultMaxBuffers
+	}
+	if c.CostModel == nil {
+		c.CostModel = costmodel.Seed003{}
+	}
+	return c
+}
+
+// Stats count what Run did, over all levels.
+type Stats struct {
+	Candidates int   // candidates considered (each saves something)
+	Screened   int   // ruled out by the max-live screen, without packing
+	Packings   int   // packings tried (pack.Solve calls)
+	Unpacked   int   // levels not packed: more buffers than Settings.MaxBuffers
+	Visits     int64 // buffers visited by insertions
+	Cut        int   // levels where insertions stopped at Settings.MaxVisits
+	Promoted   int   // candidates accepted
+	Inserted   int   // of those, put into free space without repacking
+	Merged     int   // transfers dropped: a block's consecutive segments in a level ended at the same offset
+	Nodes      int64 // branch-and-bound nodes over all packings
+	Time       time.Duration
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	// Layout is the repacked layout: complete and valid, never costlier
+	// than the input. It is a new layout; the input is not changed.
+	Layout    *state.Layout
+	InputCost float64 // the input layout's cost
+	Cost      float64 // Layout's cost, recomputed in full
+	Stats     Stats
+	// Stopped is true when the context ended the work early; Layout is
+	// then what was accepted until then (valid, never costlier).
+	Stopped bool
+}
+
+// Run repacks lay level by level, fastest first (see the package
+// documentation). lay must be a complete, valid layout of p. The error is
+// only for an incomplete layout.
+func Run(ctx context.Context, p *state.Problem, lay *state.Layout, s *Settings) (*Result, error) {
+	start := time.Now()
+	if err := lay.CheckComplete(p); err != nil {
+		return nil, fmt.Errorf("repack: %w", err)
+	}
+	cfg := s.withDefaults()
+	r := &repacker{p: p, cfg: cfg, model: cfg.CostModel, lay: lay.Clone()}
+	r.cost = costmodel.Total(r.model, p, r.lay)
+	res := &Result{InputCost: r.cost}
+	if cfg.Packings > 0 {
+		for l := 0; l < p.Levels(); l++ {
+			before := r.stats.Promoted
+			ok := r.level(ctx, l)
+			if r.cfg.Check && r.stats.Promoted > before {
+				r.check()
+			}
+			if !ok {
+				res.Stopped = true
+				break
+			}
+		}
+	}
+	res.Layout = r.lay
+	res.Cost = costmodel.Total(r.model, p, r.lay)
+	if res.Cost > res.InputCost {
+		// Each accepted change lowered the cost by a block's saving; a sum
+		// in another order cannot undo that by more than rounding. Never
+		// hand back a costlier layout all the same.
+		res.Layout, res.Cost = lay.Clone(), res.InputCost
+	}
+	res.Stats = r.stats
+	res.Stats.Time = time.Since(start)
+	return res, nil
+}
+
+// repacker is one Run in progress.
+type repacker struct {
+	p     *state.Problem
+	cfg   Settings
+	model costmodel.Model
+	lay   *state.Layout // the current layout (owned)
+	cost  float64       // its cost, kept up to date
+	stats Stats
+}
+
+// candidate is one run of a block's segments, [i, j], to become a single
+// segment in the level being packed, from timestep from to timestep to
+// (inclusive), and what that saves.
+type candidate struct {
+	b        int
+	i, j     int
+	from, to int
+	saving   float64
+}
+
+type candKey struct{ b, from, to int }
+
+// level repacks level l. It reports false if ctx ended the work.
+func (r *repacker) level(ctx context.Context, l int) bool {
+	// Each candidate is packed at most once (l only gets fuller), and
+	// inserted at most once per packing of l (a packing moves the free
+	// space, an insertion only takes some).
+	noInsert, noPack, seen := map[candKey]bool{}, map[candKey]bool{}, map[candKey]bool{}
+	// A candidate without room at some timestep never gets any: l only
+	// gets fuller.
+	screened := map[candKey]bool{}
+	packings := 0
+	tooLarge := false
+	var visits int64 // by insertions in l
+	defer func() {
+		r.stats.Visits += visits
+		if visits >= r.cfg.MaxVisits {
+			r.stats.Cut++
+		}
+	}()
+	for {
+		ls := r.levelState(l)
+		accepted := false
+		// Blocks whose segments changed in this pass: their other
+		// candidates wait for the next pass, which recomputes them.
+		touched := map[int]bool{}
+		for _, c := range r.candidates(l) {
+			if ctx.Err() != nil {
+				return false
+			}
+			k := candKey{c.b, c.from, c.to}
+			if touched[c.b] || screened[k] || noInsert[k] && noPack[k] {
+				continue
+			}
+			if !seen[k] {
+				seen[k] = true
+				r.stats.Candidates++
+			}
+			its, idx := ls.its, ls.index
+			inLevel := r.runInLevel(l, c)
+			if inLevel {
+				its, idx = r.items(l, c), nil
+			} else if !ls.room(c.from, c.to, r.p.Foot(c.b, l)) {
+				// No room at some timestep of the run, however l is
+				// packed: neither insertion nor a packing can take it. (The
+				// cheap test, before insertion scans l's buffers.)
+				screened[k] = true
+				r.stats.Screened++
+				continue
+			}
+			if !noInsert[k] && visits < r.cfg.MaxVisits {
+				noInsert[k] = true
+				if r.insert(l, c, its, idx, &visits) {
+					accepted = true
+					touched[c.b] = true
+					if inLevel {
+						break // l's buffers changed: recompute them
+					}
+					// Only c's block changed, and cost models price blocks
+					// independently: the other candidates' savings stand.
+					// The pass goes on with c's run as one more buffer.
+					ls.add(r.p, l, c)
+					continue
+				}
+			}
+			if noPack[k] || packings >= r.cfg.Packings {
+				continue
+			}
+			if len(its) > r.cfg.MaxBuffers {
+				if !tooLarge {
+					tooLarge = true // l only gets fuller
+					r.stats.Unpacked++
+				}
+				continue
+			}
+			noPack[k] = true
+			if !r.screen(l, c, ls, its) {
+				r.stats.Screened++
+				continue
+			}
+			packings++
+			if r.try(l, c, its) {
+				clear(noInsert)
+				accepted = true
+				break // every offset in l may have moved: recompute
+			}
+		}
+		if !accepted {
+			return true
+		}
+	}
+}
+
+// segEnd returns the last timestep of segment i of block b.
+func (r *repacker) segEnd(b, i int) int {
+	segs := r.lay.Segs[b]
+	if i+1 < len(segs) {
+		return int(segs[i+1].From) - 1
+	}
+	return r.p.Block(b).Last
+}
+
+// candidates returns the candidates for level l, largest saving first,
+// ties by block ID and the run's start.
+func (r *repacker) candidates(l int) []candidate {
+	var out []candidate
+	var trial []state.Seg
+	for b := range r.lay.Segs {
+		if !r.p.Allowed(b, l) {
+			continue
+		}
+		segs := r.lay.Segs[b]
+		for i := 0; i < len(segs); {
+			if int(segs[i].Level) < l {
+				i++
+				continue
+			}
+			// The maximal run [i, j] of segments in l or slower.
+			j := i
+			slower := int(segs[i].Level) > l
+			for j+1 < len(segs) && int(segs[j+1].Level) >= l {
+				j++
+				slower = slower || int(segs[j].Level) > l
+			}
+			c := candidate{b: b, i: i, j: j, from: int(segs[i].From), to: r.segEnd(b, j)}
+			next := j + 1
+			if slower || j > i {
+				trial = replaceRun(trial[:0], segs, i, j, state.Seg{From: segs[i].From, Level: int32(l)})
+				c.saving = r.model.BlockCost(r.p, b, segs) - r.model.BlockCost(r.p, b, trial)
+				if c.saving > 0 {
+					out = append(out, c)
+				}
+			}
+			i = next
+		}
+	}
+	slices.SortStableFunc(out, func(x, y candidate) int {
+		if c := cmp.Compare(y.saving, x.saving); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.b, y.b); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.from, y.from)
+	})
+	return out
+}
+
+// replaceRun appends to dst the segments of segs with the run [i, j]
+// replaced by s, and returns it.
+func replaceRun(dst, segs []state.Seg, i, j int, s state.Seg) []state.Seg {
+	dst = append(dst, segs[:i]...)
+	dst = append(dst, s)
+	return append(dst, segs[j+1:]...)
+}
+
+// item is one packing buffer: segments of level l that must share an
+// offset (one segment, or an in-place chain), alive on timesteps
+// [from, to], size bytes, at a multiple of align.
+type item struct {
+	refs     []ref
+	from, to int
+	size     int64
+	align    int64
+}
+
+// ref names a segment: segment i of block b.
+type ref struct{ b, i int }
+
+// startKey finds a block by where its first segment starts.
+type startKey struct {
+	t   int32
+	off int64
+}
+
+// items returns the packing buffers of level l, leaving out the segments
+// of the candidate's run (all of them with c.b = -1), in the order of their
+// first segment (block ID, then segment).
+//
+// Two blocks that share space by reuse (a's last segment ends at t, b's
+// first starts at t at the same offset, the kind rule allows it) and have
+// the same footprint in l make one buffer over both lifetimes, and so do
+// longer chains: packed at one offset, the blocks keep their in-place
+// reuse, and the buffer takes exactly the space they took. Pairs of
+// different footprints stay two buffers, which the packer keeps apart
+// (conservative, always valid).
+func (r *repacker) items(l int, c candidate) []item {
+	p := r.p
+	inRun := func(b, i int) bool { return b == c.b && i >= c.i && i <= c.j }
+	var refs []ref
+	first := map[int]int{}       // block -> index in refs of its first segment, if in l
+	starts := map[startKey]int{} // (start, offset) of first segments in l -> block
+	for b, segs := range r.lay.Segs {
+		for i, s := range segs {
+			if int(s.Level) != l || inRun(b, i) {
+				continue
+			}
+			if i == 0 {
+				first[b] = len(refs)
+				starts[startKey{s.From, s.Offset}] = b
+			}
+			refs = append(refs, ref{b, i})
+		}
+	}
+	// Union the segments of reuse chains.
+	parent := make([]int, len(refs))
+	for k := range parent {
+		parent[k] = k
+	}
+	var find func(int) int
+	find = func(k int) int {
+		for parent[k] != k {
+			parent[k] = parent[parent[k]]
+			k = parent[k]
+		}
+		return k
+	}
+	for k, rf := range refs {
+		segs := r.lay.Segs[rf.b]
+		if rf.i != len(segs)-1 {
+			continue
+		}
+		end := p.Block(rf.b).Last
+		nb, ok := starts[startKey{int32(end), segs[rf.i].Offset}]
+		if !ok || nb == rf.b || p.Foot(nb, l) != p.Foot(rf.b, l) || !state.ReusePair(p, rf.b, nb, end) {
+			continue
+		}
+		x, y := find(k), find(first[nb])
+		parent[max(x, y)] = min(x, y) // the root is the chain's first segment
+	}
+	var out []item
+	at := make([]int, len(refs)) // root -> index in out
+	for k, rf := range refs {
+		from, to := int(r.lay.Segs[rf.b][rf.i].From), r.segEnd(rf.b, rf.i)
+		root := find(k)
+		if root == k {
+			at[k] = len(out)
+			out = append(out, item{from: from, to: to, size: p.Foot(rf.b, l), align: p.Align(rf.b, l)})
+		}
+		it := &out[at[root]]
+		it.refs = append(it.refs, rf)
+		it.from, it.to = min(it.from, from), max(it.to, to)
+		it.align = lcm(it.align, p.Align(rf.b, l))
+	}
+	return out
+}
+
+func lcm(a, b int64) int64 {
+	x, y := a, b
+	for y != 0 {
+		x, y = y, x%y
+	}
+	return a / x * b
+}
+
+// levelState is level l's packing buffers in the current layout, and the
+// bytes they keep live at each timestep; it is rebuilt after a packing.
+type levelState struct {
+	its   []item
+	index *spanIndex // its by lifetime
+	live  *liveTree  // bytes live per timestep
+	cap   int64      // l's capacity
+}
+
+func (r *repacker) levelState(l int) *levelState {
+	its := r.items(l, candidate{b: -1})
+	T := r.p.Prog.Timesteps()
+	d := make([]int64, T+1)
+	for _, it := range its {
+		d[it.from] += it.size
+		d[it.to+1] -= it.size
+	}
+	live := make([]int64, T)
+	var cur int64
+	for t := 0; t < T; t++ {
+		cur += d[t]
+		live[t] = cur
+	}
+	return &levelState{its: its, index: newSpanIndex(its), live: newLiveTree(live), cap: r.p.HW.Levels[l].Capacity}
+}
+
+// over reports whether l's buffers keep more than its capacity live at
+// some timestep (in-place pairs of different footprints count twice).
+func (ls *levelState) over(T int) bool { return T > 0 && ls.live.most(0, T-1) > ls.cap }
+
+// add records that candidate c (a run from slower levels) was inserted
+// into l: one more buffer, alive on c's run.
+func (ls *levelState) add(p *state.Problem, l int, c candidate) {
+	it := item{refs: []ref{{c.b, c.i}}, from: c.from, to: c.to, size: p.Foot(c.b, l), align: p.Align(c.b, l)}
+	ls.its = append(ls.its, it)
+	ls.live.add(it.from, it.to, it.size)
+	ls.index.add(int32(len(ls.its)-1), it.from, it.to)
+	if len(ls.index.extra) > 64 {
+		ls.index = newSpanIndex(ls.its)
+	}
+}
+
+// room reports whether f more bytes fit l's capacity at every timestep of
+// [from, to] beside the bytes l's buffers keep live there.
+func (ls *levelState) room(from, to int, f int64) bool {
+	return ls.live.most(from, to)+f <= ls.cap
+}
+
+// runInLevel reports whether some segment of the candidate's run is in l.
+func (r *repacker) runInLevel(l int, c candidate) bool {
+	for _, s := range r.lay.Segs[c.b][c.i : c.j+1] {
+		if int(s.Level) == l {
+			return true
+		}
+	}
+	return false
+}
+
+// screen is the max-live test: with the candidate's run as one buffer in
+// l, the bytes of l's buffers live at every timestep fit l's capacity. its
+// are l's buffers without the candidate's run.
+func (r *repacker) screen(l int, c candidate, ls *levelState, its []item) bool {
+	capacity := r.p.HW.Levels[l].Capacity
+	f := r.p.Foot(c.b, l)
+	if !r.runInLevel(l, c) {
+		// The common case: a block from slower levels joins l's buffers.
+		return !ls.over(r.p.Prog.Timesteps()) && ls.room(c.from, c.to, f)
+	}
+	T := r.p.Prog.Timesteps()
+	d := make([]int64, T+1)
+	for _, it := range its {
+		d[it.from] += it.size
+		d[it.to+1] -= it.size
+	}
+	d[c.from] += f
+	d[c.to+1] -= f
+	var live int64
+	for t := 0; t < T; t++ {
+		live += d[t]
+		if live > capacity {
+			return false
+		}
+	}
+	return true
+}
+
+// insert puts the candidate's run into free space of level l as it is
+// packed now, at the lowest offset where it overlaps no buffer alive with
+// it, if there is one and it lowers the cost: the packer is not needed,
+// and nothing else moves. It reports whether it did. idx, if not nil,
+// indexes its; visits counts the buffers it looked at.
+func (r *repacker) insert(l int, c candidate, its []item, idx *spanIndex, visits *int64) bool {
+	p := r.p
+	var busy []state.Gap
+	add := func(it *item) {
+		rf := it.refs[0]
+		off := r.lay.Segs[rf.b][rf.i].Offset
+		busy = append(busy, state.Gap{Off: off, End: off + it.size})
+	}
+	if idx != nil {
+		idx.each(c.from, c.to, func(k int32) { add(&its[k]) })
+	} else {
+		for k := range its {
+			if its[k].to >= c.from && its[k].from <= c.to {
+				add(&its[k])
+			}
+		}
+	}
+	*visits += int64(len(busy))
+	// Gaps at one offset may come in any order: the scan below ends past
+	// all of them whatever the order.
+	slices.SortFunc(busy, func(x, y state.Gap) int { return cmp.Compare(x.Off, y.Off) })
+	f, a := p.Foot(c.b, l), p.Align(c.b, l)
+	var off int64
+	for _, g := range busy {
+		if off+f <= g.Off {
+			break
+		}
+		off = max(off, state.AlignUp(g.End, a))
+	}
+	if off+f > p.HW.Levels[l].Capacity {
+		return false
+	}
+	old := r.lay.Segs[c.b]
+	segs := replaceRun(nil, old, c.i, c.j, state.Seg{From: old[c.i].From, Level: int32(l), Offset: off})
+	delta := r.model.BlockCost(p, c.b, segs) - r.model.BlockCost(p, c.b, old)
+	if !(delta < 0) {
+		return false
+	}
+	r.lay.Segs[c.b] = segs
+	r.cost += delta
+	r.stats.Promoted++
+	r.stats.Inserted++
+	return true
+}
+
+// try packs level l with the candidate and accepts the result if it
+// packs and lowers the cost. It reports whether it accepted.
+func (r *repacker) try(l int, c candidate, its []item) bool {
+	p := r.p
+	pp := &pack.Problem{Capacity: p.HW.Levels[l].Capacity, Buffers: make([]pack.Buffer, 0, len(its)+1)}
+	for _, it := range its {
+		pp.Buffers = append(pp.Buffers, pack.Buffer{Lower: int64(it.from), Upper: int64(it.to) + 1, Size: it.size, Align: it.align})
+	}
+	pp.Buffers = append(pp.Buffers, pack.Buffer{Lower: int64(c.from), Upper: int64(c.to) + 1,
+		Size: p.Foot(c.b, l), Align: p.Align(c.b, l)})
+	r.stats.Packings++
+	sol, err := pack.Solve(pp, &pack.Options{NodeLimit: r.cfg.NodeLimit})
+	if err != nil {
+		panic(fmt.Sprintf("repack: packing level %s: %v", p.HW.Levels[l].Name, err))
+	}
+	r.stats.Nodes += sol.Stats.Nodes
+	if !sol.Solved {
+		return false
+	}
+	if err := pack.Check(pp, sol); err != nil {
+		panic(fmt.Sprintf("repack: the packer's solution for level %s: %v", p.HW.Levels[l].Name, err))
+	}
+
+	// The new segments of every block that has one in l, and of the
+	// candidate's block.
+	changed := map[int][]state.Seg{}
+	segsOf := func(b int) []state.Seg {
+		s, ok := changed[b]
+		if !ok {
+			s = slices.Clone(r.lay.Segs[b])
+			changed[b] = s
+		}
+		return s
+	}
+	for k, it := range its {
+		for _, rf := range it.refs {
+			segsOf(rf.b)[rf.i].Offset = sol.Offsets[k]
+		}
+	}
+	cs := segsOf(c.b)
+	changed[c.b] = replaceRun(nil, cs, c.i, c.j, state.Seg{From: cs[c.i].From, Level: int32(l), Offset: sol.Offsets[len(its)]})
+	var delta float64
+	merged := 0
+	ids := make([]int, 0, len(changed))
+	for b := range changed {
+		ids = append(ids, b)
+	}
+	slices.Sort(ids) // a fixed order: the sum below must not depend on map order
+	for _, b := range ids {
+		segs, n := mergeSame(changed[b])
+		changed[b] = segs
+		merged += n
+		delta += r.model.BlockCost(p, b, segs) - r.model.BlockCost(p, b, r.lay.Segs[b])
+	}
+	if !(delta < 0) {
+		return false
+	}
+	for _, b := range ids {
+		r.lay.Segs[b] = changed[b]
+	}
+	r.cost += delta
+	r.stats.Promoted++
+	r.stats.Merged += merged
+	return true
+}
+
+// mergeSame drops every segment that does not move its block (the same
+// level and offset as the one before it) and reports how many it dropped.
+func mergeSame(segs []state.Seg) ([]state.Seg, int) {
+	out := segs[:1]
+	for _, s := range segs[1:] {
+		if s.Pos() == out[len(out)-1].Pos() {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, len(segs) - len(out)
+}
+
+// check verifies the current layout: complete, no two blocks overlapping
+// at any timestep (other than by reuse), within the levels, and the running
+// cost right.
+func (r *repacker) check() {
+	if err := r.lay.CheckComplete(r.p); err != nil {
+		panic(fmt.Sprintf("repack: %v", err))
+	}
+	for t := 0; t < r.p.Prog.Timesteps(); t++ {
+		if _, err := state.OccupancyAt(r.p, r.lay, t); err != nil {
+			panic(fmt.Sprintf("repack: %v", err))
+		}
+	}
+	full := costmodel.Total(r.model, r.p, r.lay)
+	if d := full - r.cost; d > 1e-6*max(1, full) || d < -1e-6*max(1, full) {
+		panic(fmt.Sprintf("repack: running cost %v, recomputed %v", r.cost, full))
+	}
+}

@@ -1,0 +1,254 @@
+package repack_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hieropt/hieropt/actions"
+	hwconfig "github.com/hieropt/hieropt/configs/hw"
+	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/repack"
+	"github.com/hieropt/hieropt/search"
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
+)
+
+func bind(t *testing.T, workloadFile, hwArg string) *state.Problem {
+	t.Helper()
+	prog, err := workload.ReadFile(workloadFile)
+	require.NoError(t, err)
+	prof, err := hwconfig.Load(hwArg)
+	require.NoError(t, err)
+	p, err := state.Bind(prog, prof, workloadFile)
+	require.NoError(t, err)
+	return p
+}
+
+func shipped(name string) string {
+	return filepath.Join("..", "testdata", "workloads", name+".json")
+}
+
+// initial returns the initializer's layout of p, in the given order.
+func initial(t *testing.T, p *state.Problem, order actions.Order) (*state.Layout, bool) {
+	t.Helper()
+	lay := state.NewLayout(p.Blocks())
+	if _, err := actions.NewInitializerOrder(p, order).Run(lay, 0); err != nil {
+		var ie *actions.InfeasibleError
+		require.ErrorAs(t, err, &ie)
+		return nil, false
+	}
+	return lay, true
+}
+
+// valid checks a repacked layout with the plan validator (FORMATS.md's
+// rules, the cost recomputed independently) and returns the plan's bytes.
+func valid(t *testing.T, p *state.Problem, r *repack.Result) []byte {
+	t.Helper()
+	require.NoError(t, r.Layout.CheckComplete(p))
+	pl := plan.FromLayout(p, r.Layout)
+	pl.Planner = "repack"
+	init, ok := initial(t, p, actions.WorkloadOrder)
+	require.True(t, ok)
+	pl.Cost = plan.Cost{Initial: costmodel.Total(costmodel.Seed003{}, p, init), Final: r.Cost}
+	res, err := plan.Validate(p, pl, "repack")
+	require.NoError(t, err)
+	require.True(t, res.Valid(), "%s on %s: %v", p.Prog.Name, p.HW.Name, res.Violations)
+	var buf bytes.Buffer
+	require.NoError(t, pl.Write(&buf))
+	return buf.Bytes()
+}
+
+// TestEveryShippedPair repacks the initializer's plan (in both orders) of
+// every shipped workload on every built-in profile it fits, in checking
+// mode (every accepted change verified: no overlap at any timestep, the
+// running cost right). Every result is valid, and either strictly cheaper
+// than the input or the input itself.
+func TestEveryShippedPair(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "workloads", "*.json"))
+	require.NoError(t, err)
+	pairs, improved, promoted := 0, 0, 0
+	for _, f := range files {
+		prog, err := workload.ReadFile(f)
+		require.NoError(t, err)
+		for _, h := range hwconfig.Names() {
+			prof, err := hwconfig.Builtin(h)
+			require.NoError(t, err)
+			p, err := state.Bind(prog, prof, f)
+			if err != nil || p.CheckCapacity() != nil {
+				continue
+			}
+			for _, order := range []actions.Order{actions.WorkloadOrder, actions.KindOrder} {
+				lay, ok := initial(t, p, order)
+				if !ok {
+					continue
+				}
+				in := lay.Clone()
+				r, err := repack.Run(context.Background(), p, lay, &repack.Settings{Check: true})
+				require.NoError(t, err)
+				assert.True(t, in.Equal(lay), "the input layout is not changed")
+				valid(t, p, r)
+				assert.Equal(t, costmodel.Total(costmodel.Seed003{}, p, lay), r.InputCost)
+				if r.Layout.Equal(lay) {
+					assert.Equal(t, r.InputCost, r.Cost)
+					assert.Zero(t, r.Stats.Promoted)
+				} else {
+					assert.Less(t, r.Cost, r.InputCost, "%s on %s: changed but not cheaper", prog.Name, h)
+					assert.Positive(t, r.Stats.Promoted)
+					improved++
+				}
+				assert.LessOrEqual(t, r.Stats.Packings, repack.DefaultPackings*p.Levels())
+				assert.LessOrEqual(t, r.Stats.Inserted, r.Stats.Promoted)
+				promoted += r.Stats.Promoted
+				pairs++
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, pairs, 160)
+	assert.Greater(t, improved, pairs/3, "repacking improves many initial plans")
+	t.Logf("%d plans, %d improved, %d blocks promoted", pairs, improved, promoted)
+}
+
+// TestFragmentation is the case repacking is for. Four 1024-byte blocks
+// fill the 4096-byte fast level at timestep 0; a and c die at 1; e (2048
+// bytes) is created at 2. The initializer's boundary rule put them at
+// a 0, d 1024, c 2048, b 3072, so a's and c's space is not adjacent and e
+// goes to SLOW; the search, one block at a time, can only trade e for b
+// (b to SLOW, e into c's and its neighbour's space). Re-packing FAST as a
+// whole puts a and c together, e over them, and b in FAST.
+//
+// Costs (FAST: 2 + d/8 per access; SLOW: 50 + d): all in FAST,
+// writes 4 x (2+128) + (2+256) = 778 and reads a, c at 1 and b, d, e at 3,
+// 4 x 130 + 258 = 778: 1556, the cost lower bound. The search's plan has b
+// in SLOW: 1556 - 2 x 130 + 2 x (50+1024) = 3444.
+func TestFragmentation(t *testing.T) {
+	p := bind(t, filepath.Join("testdata", "fragmented.json"), filepath.Join("testdata", "two-level-4k.yaml"))
+	allFast := func(lay *state.Layout) bool {
+		for _, segs := range lay.Segs {
+			for _, s := range segs {
+				if s.Level != 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+
+	// Without repacking, the search leaves a block in SLOW.
+	off, err := search.RunProblem(context.Background(), p, &search.Settings{Repack: -1, Check: true})
+	require.NoError(t, err)
+	assert.False(t, allFast(off.Layout))
+	assert.Equal(t, 3444.0, off.Cost)
+
+	// With it (the default), everything is in FAST.
+	on, err := search.RunProblem(context.Background(), p, &search.Settings{Check: true})
+	require.NoError(t, err)
+	assert.True(t, allFast(on.Layout))
+	assert.Equal(t, 1556.0, on.Cost)
+	assert.Equal(t, 1, on.Stats.Repack.Promoted)
+	assert.Equal(t, 0, on.Stats.Repack.Inserted, "e fits no free space as packed: the packing makes room")
+	assert.Equal(t, 1, on.Stats.Repack.Packings)
+	assert.Equal(t, 3444.0-1556.0, on.Stats.RepackGain)
+	r := &repack.Result{Layout: on.Layout, InputCost: on.InitialCost, Cost: on.Cost}
+	valid(t, p, r)
+
+	// Repacking the initializer's plan directly does it too: e is promoted.
+	lay, ok := initial(t, p, actions.WorkloadOrder)
+	require.True(t, ok)
+	e, _ := p.Prog.BlockID("e")
+	require.Equal(t, int32(1), lay.Segs[e][0].Level, "the initializer puts e in SLOW")
+	rr, err := repack.Run(context.Background(), p, lay, &repack.Settings{Check: true})
+	require.NoError(t, err)
+	valid(t, p, rr)
+	assert.True(t, allFast(rr.Layout))
+	assert.Equal(t, 1556.0, rr.Cost)
+}
+
+// TestInPlaceChains: blocks that reuse each other's space keep doing so
+// after repacking (an in-place chain is one packing buffer), so a level
+// that relies on reuse still takes promotions. resnet18-int8 on Ethos-U65
+// has SRAM full of in-place chains after the search.
+func TestInPlaceChains(t *testing.T) {
+	p := bind(t, shipped("resnet18-int8"), "ethos-u65")
+	res, err := search.RunProblem(context.Background(), p, &search.Settings{Repack: -1})
+	require.NoError(t, err)
+	reuses := func(lay *state.Layout) int {
+		n := 0
+		for b, segs := range lay.Segs {
+			last := segs[len(segs)-1]
+			for nb, ns := range lay.Segs {
+				if nb != b && ns[0].Pos() == last.Pos() && int(ns[0].From) == p.Block(b).Last && state.ReusePair(p, b, nb, p.Block(b).Last) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	before := reuses(res.Layout)
+	require.Positive(t, before)
+	r, err := repack.Run(context.Background(), p, res.Layout, &repack.Settings{Check: true})
+	require.NoError(t, err)
+	valid(t, p, r)
+	// Some promotion needed a packing of the level (its reuse counted as
+	// overlap, SRAM would look over capacity and none would pack).
+	assert.Greater(t, r.Stats.Promoted, r.Stats.Inserted)
+	assert.Less(t, r.Cost, r.InputCost)
+	assert.GreaterOrEqual(t, reuses(r.Layout), before, "no in-place reuse is lost")
+}
+
+// TestDeterministic: the same input gives the same plan bytes, and the
+// search with repacking gives the same plan whatever the number of
+// workers.
+func TestDeterministic(t *testing.T) {
+	p := bind(t, shipped("squeezenet1_1-int8"), "ascend910-core")
+	var first []byte
+	for w := 1; w <= 3; w++ {
+		res, err := search.RunProblem(context.Background(), p, &search.Settings{Workers: w})
+		require.NoError(t, err)
+		assert.Positive(t, res.Stats.Repack.Promoted)
+		b := valid(t, p, &repack.Result{Layout: res.Layout, InputCost: res.InitialCost, Cost: res.Cost})
+		if first == nil {
+			first = b
+			continue
+		}
+		assert.Equal(t, string(first), string(b), "workers %d", w)
+	}
+
+	lay, ok := initial(t, p, actions.KindOrder)
+	require.True(t, ok)
+	a, err := repack.Run(context.Background(), p, lay, nil)
+	require.NoError(t, err)
+	b, err := repack.Run(context.Background(), p, lay, nil)
+	require.NoError(t, err)
+	assert.Equal(t, valid(t, p, a), valid(t, p, b))
+	a.Stats.Time, b.Stats.Time = 0, 0
+	assert.Equal(t, a.Stats, b.Stats)
+}
+
+// TestSettings: a negative budget turns repacking off; a cancelled context
+// stops it with the input (valid) as the result; an incomplete layout is
+// an error.
+func TestSettings(t *testing.T) {
+	p := bind(t, filepath.Join("testdata", "fragmented.json"), filepath.Join("testdata", "two-level-4k.yaml"))
+	lay, ok := initial(t, p, actions.WorkloadOrder)
+	require.True(t, ok)
+	r, err := repack.Run(context.Background(), p, lay, &repack.Settings{Packings: -1})
+	require.NoError(t, err)
+	assert.True(t, r.Layout.Equal(lay))
+	assert.Equal(t, r.InputCost, r.Cost)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err = repack.Run(ctx, p, lay, nil)
+	require.NoError(t, err)
+	assert.True(t, r.Stopped)
+	assert.True(t, r.Layout.Equal(lay))
+
+	_, err = repack.Run(context.Background(), p, state.NewLayout(p.Blocks()), nil)
+	assert.EqualError(t, err, `repack: block "a" is not placed`)
+}
