@@ -153,6 +153,7 @@ type repacker struct {
 	lay   *state.Layout // the current layout (owned)
 	cost  float64       // its cost, kept up to date
 	stats Stats
+	busy  []state.Gap // insert's scratch
 }
 
 // candidate is one run of a block's segments, [i, j], to become a single
@@ -513,7 +514,8 @@ func (r *repacker) screen(l int, c candidate, ls *levelState, its []item) bool {
 // indexes its; visits counts the buffers it looked at.
 func (r *repacker) insert(l int, c candidate, its []item, idx *spanIndex, visits *int64) bool {
 	p := r.p
-	var busy []state.Gap
+	busy := r.busy[:0]
+	defer func() { r.busy = busy[:0] }() // reused: insertions are many
 	add := func(it *item) {
 		rf := it.refs[0]
 		off := r.lay.Segs[rf.b][rf.i].Offset
