@@ -196,6 +196,7 @@ func (a *app) compare(o *compareOptions, s *search.Settings) error {
 			}
 		}
 		enc := json.NewEncoder(a.stdout)
+		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}

@@ -94,6 +94,8 @@ func TestPipeAndJSON(t *testing.T) {
 	assert.Equal(t, exitInput, r.code)
 	assert.Empty(t, r.stdout)
 	assert.JSONEq(t, `{"error":{"document":"workload","file":"-","item":"block \"b\"","rule":"size 0: must be > 0 bytes","kind":"input","message":"workload \"-\": block \"b\": size 0: must be > 0 bytes","exit_code":2}}`, r.stderr)
+	// As written, not as \u003e: a person reads it too.
+	assert.Contains(t, r.stderr, `must be > 0 bytes`)
 }
 
 func TestMaxMemory(t *testing.T) {

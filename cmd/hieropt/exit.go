@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -159,7 +158,7 @@ func writeJSONError(w io.Writer, err error, code int, msg string) {
 	default:
 		d.Kind = "internal"
 	}
-	data, _ := json.Marshal(struct {
+	data, _ := marshalJSON(struct {
 		Error detail `json:"error"`
 	}{d})
 	fmt.Fprintf(w, "%s\n", data)

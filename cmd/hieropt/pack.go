@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -476,7 +475,7 @@ func (a *app) packSummary(o *packOptions, ins []*packInstance) error {
 	w := a.stderr
 	switch {
 	case o.Format == "json":
-		data, err := json.Marshal(struct {
+		data, err := marshalJSON(struct {
 			Inputs []packRow `json:"inputs"`
 			Total  packTotal `json:"total"`
 			Limit  float64   `json:"time_limit_seconds"`

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -246,7 +245,7 @@ func (s *summary) writeJSON(w io.Writer) error {
 		}
 		out.Search = sj
 	}
-	data, err := json.Marshal(out)
+	data, err := marshalJSON(out)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -89,7 +88,7 @@ func (a *app) verify(o *verifyOptions, planArg string) error {
 		if !math.IsNaN(res.InitialCost) {
 			out.Initial = &res.InitialCost
 		}
-		data, err := json.Marshal(out)
+		data, err := marshalJSON(out)
 		if err != nil {
 			return err
 		}
