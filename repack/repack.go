@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -204,10 +205,10 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 				seen[k] = true
 				r.stats.Candidates++
 			}
-			its, idx := ls.its, ls.index
+			its, lsIts := ls.its, ls
 			inLevel := r.runInLevel(l, c)
 			if inLevel {
-				its, idx = r.items(l, c), nil
+				its, lsIts = r.items(l, c), nil
 			} else if !ls.room(c.from, c.to, r.p.Foot(c.b, l)) {
 				// No room at some timestep of the run, however l is
 				// packed: neither insertion nor a packing can take it. (The
@@ -218,7 +219,7 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 			}
 			if !noInsert[k] && visits < r.cfg.MaxVisits {
 				noInsert[k] = true
-				if r.insert(l, c, its, idx, &visits) {
+				if r.insert(l, c, its, lsIts, &visits) {
 					accepted = true
 					touched[c.b] = true
 					if inLevel {
@@ -227,7 +228,7 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 					// Only c's block changed, and cost models price blocks
 					// independently: the other candidates' savings stand.
 					// The pass goes on with c's run as one more buffer.
-					ls.add(r.p, l, c)
+					r.add(ls, l, c)
 					continue
 				}
 			}
@@ -426,6 +427,7 @@ func lcm(a, b int64) int64 {
 type levelState struct {
 	its   []item
 	index *spanIndex // its by lifetime
+	byOff []int32    // its by offset
 	live  *liveTree  // bytes live per timestep
 	cap   int64      // l's capacity
 }
@@ -444,7 +446,19 @@ func (r *repacker) levelState(l int) *levelState {
 		cur += d[t]
 		live[t] = cur
 	}
-	return &levelState{its: its, index: newSpanIndex(its), live: newLiveTree(live), cap: r.p.HW.Levels[l].Capacity}
+	ls := &levelState{its: its, index: newSpanIndex(its), live: newLiveTree(live), cap: r.p.HW.Levels[l].Capacity}
+	ls.byOff = make([]int32, len(its))
+	for k := range ls.byOff {
+		ls.byOff[k] = int32(k)
+	}
+	slices.SortStableFunc(ls.byOff, func(x, y int32) int { return cmp.Compare(r.itemOff(&its[x]), r.itemOff(&its[y])) })
+	return ls
+}
+
+// itemOff returns the offset of a packing buffer in the current layout.
+func (r *repacker) itemOff(it *item) int64 {
+	rf := it.refs[0]
+	return r.lay.Segs[rf.b][rf.i].Offset
 }
 
 // over reports whether l's buffers keep more than its capacity live at
@@ -453,11 +467,16 @@ func (ls *levelState) over(T int) bool { return T > 0 && ls.live.most(0, T-1) > 
 
 // add records that candidate c (a run from slower levels) was inserted
 // into l: one more buffer, alive on c's run.
-func (ls *levelState) add(p *state.Problem, l int, c candidate) {
+func (r *repacker) add(ls *levelState, l int, c candidate) {
+	p := r.p
 	it := item{refs: []ref{{c.b, c.i}}, from: c.from, to: c.to, size: p.Foot(c.b, l), align: p.Align(c.b, l)}
 	ls.its = append(ls.its, it)
+	k := int32(len(ls.its) - 1)
+	off := r.itemOff(&ls.its[k])
+	i, _ := slices.BinarySearchFunc(ls.byOff, off, func(x int32, o int64) int { return cmp.Compare(r.itemOff(&ls.its[x]), o) })
+	ls.byOff = slices.Insert(ls.byOff, i, k)
 	ls.live.add(it.from, it.to, it.size)
-	ls.index.add(int32(len(ls.its)-1), it.from, it.to)
+	ls.index.add(k, it.from, it.to)
 	if len(ls.index.extra) > 64 {
 		ls.index = newSpanIndex(ls.its)
 	}
@@ -510,10 +529,12 @@ func (r *repacker) screen(l int, c candidate, ls *levelState, its []item) bool {
 // insert puts the candidate's run into free space of level l as it is
 // packed now, at the lowest offset where it overlaps no buffer alive with
 // it, if there is one and it lowers the cost: the packer is not needed,
-// and nothing else moves. It reports whether it did. idx, if not nil,
-// indexes its; visits counts the buffers it looked at.
-func (r *repacker) insert(l int, c candidate, its []item, idx *spanIndex, visits *int64) bool {
+// and nothing else moves. It reports whether it did. ls, if not nil, is
+// the level state whose buffers its are; visits counts the buffers it
+// looked at.
+func (r *repacker) insert(l int, c candidate, its []item, ls *levelState, visits *int64) bool {
 	p := r.p
+	f, a := p.Foot(c.b, l), p.Align(c.b, l)
 	busy := r.busy[:0]
 	defer func() { r.busy = busy[:0] }() // reused: insertions are many
 	add := func(it *item) {
@@ -521,8 +542,8 @@ func (r *repacker) insert(l int, c candidate, its []item, idx *spanIndex, visits
 		off := r.lay.Segs[rf.b][rf.i].Offset
 		busy = append(busy, state.Gap{Off: off, End: off + it.size})
 	}
-	if idx != nil {
-		idx.each(c.from, c.to, func(k int32) { add(&its[k]) })
+	if ls != nil {
+		ls.index.each(c.from, c.to, func(k int32) { add(&its[k]) })
 	} else {
 		for k := range its {
 			if its[k].to >= c.from && its[k].from <= c.to {
@@ -531,16 +552,33 @@ func (r *repacker) insert(l int, c candidate, its []item, idx *spanIndex, visits
 		}
 	}
 	*visits += int64(len(busy))
-	// Gaps at one offset may come in any order: the scan below ends past
-	// all of them whatever the order.
-	slices.SortFunc(busy, func(x, y state.Gap) int { return cmp.Compare(x.Off, y.Off) })
-	f, a := p.Foot(c.b, l), p.Align(c.b, l)
 	var off int64
-	for _, g := range busy {
-		if off+f <= g.Off {
-			break
+	if k := len(busy); ls != nil && k > 64 && k*bits.Len(uint(k)) > len(its) {
+		// Many buffers alive with the candidate (it lives long): a scan of
+		// all of l's buffers in address order, skipping those not alive
+		// with it and stopping at the first gap that fits, beats sorting
+		// them.
+		for _, k := range ls.byOff {
+			it := &its[k]
+			if it.to < c.from || it.from > c.to {
+				continue
+			}
+			o := r.itemOff(it)
+			if off+f <= o {
+				break
+			}
+			off = max(off, state.AlignUp(o+it.size, a))
 		}
-		off = max(off, state.AlignUp(g.End, a))
+	} else {
+		// Gaps at one offset may come in any order: the scan below ends
+		// past all of them whatever the order.
+		slices.SortFunc(busy, func(x, y state.Gap) int { return cmp.Compare(x.Off, y.Off) })
+		for _, g := range busy {
+			if off+f <= g.Off {
+				break
+			}
+			off = max(off, state.AlignUp(g.End, a))
+		}
 	}
 	if off+f > p.HW.Levels[l].Capacity {
 		return false
