@@ -130,6 +130,6 @@
 // On generated mixed programs on the H100 profile (hieropt bench --gen):
 // 1,000 ops, 20 blocks promoted (8 by packings), 0.09% less cost, 0.34 s
 // beside 0.42 s of search; 10,000 ops, 38 promoted into free space (the
-// levels are too large to pack), 0.005% less, 0.6 s beside 2.8 s. The
+// levels are too large to pack), 0.005% less, 0.3 s beside 3.4 s. The
 // gains are small there: the search leaves little room in these levels.
 package repack
