@@ -147,7 +147,7 @@ func renameDoc(err error, doc string) error {
 func writeFitTable(w io.Writer, fits []calibrate.LinkFit) {
 	head := []string{"level", "dir", "latency ns", "latency 95% CI", "bandwidth GB/s", "bandwidth 95% CI", "R²", "resid. std", "n", "fit"}
 	right := []bool{false, false, true, true, true, true, true, true, true, false}
-	rows := [][]string{head}
+	var rows [][]string
 	for _, f := range fits {
 		status := "ok"
 		if f.Poor {
@@ -161,39 +161,7 @@ func writeFitTable(w io.Writer, fits []calibrate.LinkFit) {
 			fmt.Sprint(f.N), status,
 		})
 	}
-	width := make([]int, len(head))
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], len([]rune(c)))
-		}
-	}
-	line := func(r []string) {
-		var b strings.Builder
-		b.WriteString("|")
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
-			if right[i] {
-				b.WriteString(" " + pad + c + " |")
-			} else {
-				b.WriteString(" " + c + pad + " |")
-			}
-		}
-		fmt.Fprintln(w, b.String())
-	}
-	line(rows[0])
-	var sep strings.Builder
-	sep.WriteString("|")
-	for i := range head {
-		d := strings.Repeat("-", width[i])
-		if right[i] {
-			d = d[:len(d)-1] + ":"
-		}
-		sep.WriteString(" " + d + " |")
-	}
-	fmt.Fprintln(w, sep.String())
-	for _, r := range rows[1:] {
-		line(r)
-	}
+	writeAlignedTable(w, head, right, rows)
 }
 
 // fmtSig prints 4 significant digits without an exponent for ordinary
