@@ -94,12 +94,9 @@ func OccupancyAt(p *Problem, lay *Layout, t int) (*Occupancy, error) {
 func (o *Occupancy) tryPlace(b, l int, off, end int64, t int) error {
 	if !o.Free(l, off, end) {
 		who := "another block"
-		o.levels[l].busy.DescendLessOrEqual(Span{Off: end - 1}, func(s Span) bool {
-			if s.End > off {
-				who = fmt.Sprintf("block %q", o.p.Block(int(s.Block)).Name)
-			}
-			return false
-		})
+		if s, ok := o.levels[l].floor(end - 1); ok && s.End > off {
+			who = fmt.Sprintf("block %q", o.p.Block(int(s.Block)).Name)
+		}
 		if end > o.levels[l].cap || off < 0 {
 			who = "the level's end"
 		}

@@ -2,8 +2,6 @@ package state
 
 import (
 	"fmt"
-
-	"github.com/google/btree"
 )
 
 // Span is a busy range [Off, End) of a level, held by block Block.
@@ -33,41 +31,22 @@ type Occupancy struct {
 	levels []levelOcc
 }
 
-type levelOcc struct {
-	cap  int64
-	busy *btree.BTreeG[Span]
-	free *btree.BTreeG[Gap]
-}
-
-const btreeDegree = 8
-
-func spanLess(a, b Span) bool { return a.Off < b.Off }
-
-func gapLess(a, b Gap) bool {
-	if sa, sb := a.Size(), b.Size(); sa != sb {
-		return sa < sb
-	}
-	return a.Off < b.Off
-}
-
 // NewOccupancy returns the state of empty memory: one gap per level.
 func NewOccupancy(p *Problem) *Occupancy {
 	o := &Occupancy{p: p, levels: make([]levelOcc, p.Levels())}
 	for l := range o.levels {
-		lv := &o.levels[l]
-		lv.cap = p.HW.Levels[l].Capacity
-		lv.busy = btree.NewG(btreeDegree, spanLess)
-		lv.free = btree.NewG(btreeDegree, gapLess)
-		lv.free.ReplaceOrInsert(Gap{0, lv.cap})
+		o.levels[l] = newLevelOcc(p.HW.Levels[l].Capacity)
 	}
 	return o
 }
 
-// Clone returns an independent copy that shares tree nodes copy-on-write.
+// Clone returns an independent copy that shares its data copy-on-write
+// (see levelOcc). It marks o's data shared too: clones of one occupancy
+// must not be made concurrently.
 func (o *Occupancy) Clone() *Occupancy {
 	c := &Occupancy{p: o.p, levels: make([]levelOcc, len(o.levels))}
 	for l := range o.levels {
-		c.levels[l] = levelOcc{cap: o.levels[l].cap, busy: o.levels[l].busy.Clone(), free: o.levels[l].free.Clone()}
+		c.levels[l] = o.levels[l].clone()
 	}
 	return c
 }
@@ -79,18 +58,16 @@ func (o *Occupancy) Problem() *Problem { return o.p }
 // range is free, judging by the busy neighbours.
 func (lv *levelOcc) enclosingGap(off int64) Gap {
 	g := Gap{0, lv.cap}
-	lv.busy.DescendLessOrEqual(Span{Off: off}, func(s Span) bool {
+	if s, ok := lv.floor(off); ok {
 		if s.Off == off {
 			g.Off = -1 // a span starts here: nothing is free at off
-			return false
+		} else {
+			g.Off = s.End
 		}
-		g.Off = s.End
-		return false
-	})
-	lv.busy.AscendGreaterOrEqual(Span{Off: off + 1}, func(s Span) bool {
+	}
+	if s, ok := lv.ceil(off + 1); ok {
 		g.End = s.Off
-		return false
-	})
+	}
 	return g
 }
 
@@ -105,44 +82,20 @@ func (o *Occupancy) PlaceSpan(l int, off, end int64, b int32) {
 	if g.Off < 0 || g.Off > off || g.End < end {
 		panic(fmt.Sprintf("state: span [%d,%d) of block %d overlaps a busy span in level %d (free around it: [%d,%d))", off, end, b, l, g.Off, g.End))
 	}
-	if _, ok := lv.free.Delete(g); !ok {
-		panic(fmt.Sprintf("state: gap [%d,%d) of level %d missing from the free tree", g.Off, g.End, l))
-	}
-	if g.Off < off {
-		lv.free.ReplaceOrInsert(Gap{g.Off, off})
-	}
-	if end < g.End {
-		lv.free.ReplaceOrInsert(Gap{end, g.End})
-	}
-	lv.busy.ReplaceOrInsert(Span{off, end, b})
+	lv.add(Span{off, end, b}, g)
+}
+
+func fmtGapMissing(g Gap) string {
+	return fmt.Sprintf("state: gap [%d,%d) missing from the free tree", g.Off, g.End)
+}
+
+func fmtNoSpan(s Span) string {
+	return fmt.Sprintf("state: no busy span at %d to remove", s.Off)
 }
 
 // Place marks block b busy at its footprint in level l from off.
 func (o *Occupancy) Place(b int, l int, off int64) {
 	o.PlaceSpan(l, off, off+o.p.Foot(b, l), int32(b))
-}
-
-// removeSpan frees a busy span, merging the gaps on both sides.
-func (lv *levelOcc) removeSpan(s Span) {
-	if _, ok := lv.busy.Delete(s); !ok {
-		panic(fmt.Sprintf("state: no busy span at %d to remove", s.Off))
-	}
-	g := Gap{s.Off, s.End}
-	// The gap ending at s.Off, if any: its start is the end of the span
-	// before it.
-	left := int64(0)
-	lv.busy.DescendLessOrEqual(Span{Off: s.Off}, func(p Span) bool { left = p.End; return false })
-	if left < s.Off {
-		lv.free.Delete(Gap{left, s.Off})
-		g.Off = left
-	}
-	right := lv.cap
-	lv.busy.AscendGreaterOrEqual(Span{Off: s.End}, func(n Span) bool { right = n.Off; return false })
-	if right > s.End {
-		lv.free.Delete(Gap{s.End, right})
-		g.End = right
-	}
-	lv.free.ReplaceOrInsert(g)
 }
 
 // Release frees every span of block b inside [off, off+footprint) of level
@@ -152,13 +105,13 @@ func (o *Occupancy) Release(b int, l int, off int64) int {
 	lv := &o.levels[l]
 	end := off + o.p.Foot(b, l)
 	// The common case: b holds its whole footprint.
-	if s, ok := lv.busy.Get(Span{Off: off}); ok && s.Block == int32(b) && s.End == end {
+	if s, ok := lv.get(off); ok && s.Block == int32(b) && s.End == end {
 		lv.removeSpan(s)
 		return 1
 	}
 	var found [4]Span
 	spans := found[:0]
-	lv.busy.AscendRange(Span{Off: off}, Span{Off: end}, func(s Span) bool {
+	lv.ascendRange(off, end, func(s Span) bool {
 		if s.Block == int32(b) {
 			spans = append(spans, s)
 		}
@@ -176,7 +129,7 @@ func (o *Occupancy) Release(b int, l int, off int64) int {
 // as PairSpans says. The caller has checked that b fits (see ReuseFits).
 func (o *Occupancy) Reuse(a, b int, l int, off int64) {
 	lv := &o.levels[l]
-	s, ok := lv.busy.Get(Span{Off: off})
+	s, ok := lv.get(off)
 	if !ok || s.Block != int32(a) {
 		panic(fmt.Sprintf("state: block %d does not hold offset %d of level %d", a, off, l))
 	}
@@ -223,7 +176,7 @@ func tailSpans(keep int, fk int64, other int, fo int64, off int64) []Span {
 // block's space is for the caller to check: see actions.Partner.)
 func (o *Occupancy) ReuseFits(a, b int, l int, off int64) bool {
 	lv := &o.levels[l]
-	s, ok := lv.busy.Get(Span{Off: off})
+	s, ok := lv.get(off)
 	if !ok || s.Block != int32(a) || off%o.p.Align(b, l) != 0 {
 		return false
 	}
@@ -236,52 +189,51 @@ func (o *Occupancy) ReuseFits(a, b int, l int, off int64) bool {
 		return true
 	}
 	free := lv.cap // where the free space after a ends
-	lv.busy.AscendGreaterOrEqual(Span{Off: s.End}, func(n Span) bool {
+	if n, ok := lv.ceil(s.End); ok {
 		free = n.Off
-		return false
-	})
+	}
 	return end <= free
 }
 
 // SpanAt returns the busy span that starts at off in level l.
 func (o *Occupancy) SpanAt(l int, off int64) (Span, bool) {
-	return o.levels[l].busy.Get(Span{Off: off})
+	return o.levels[l].get(off)
 }
 
 // SpanEndingAt returns the busy span of level l that ends at end.
 func (o *Occupancy) SpanEndingAt(l int, end int64) (Span, bool) {
-	var r Span
-	ok := false
-	o.levels[l].busy.DescendLessOrEqual(Span{Off: end - 1}, func(s Span) bool {
-		r, ok = s, s.End == end
-		return false
-	})
-	return r, ok
+	s, ok := o.levels[l].floor(end - 1)
+	return s, ok && s.End == end
 }
 
 // FitGaps calls fn for the free gaps of level l of at least size bytes,
 // smallest first (then lowest address), until fn returns false.
 func (o *Occupancy) FitGaps(l int, size int64, fn func(Gap) bool) {
-	o.levels[l].free.AscendGreaterOrEqual(Gap{0, size}, fn)
+	o.levels[l].fitGaps(size, fn)
 }
 
 // Gaps calls fn for every free gap of level l, smallest first.
-func (o *Occupancy) Gaps(l int, fn func(Gap) bool) { o.levels[l].free.Ascend(fn) }
+func (o *Occupancy) Gaps(l int, fn func(Gap) bool) { o.levels[l].fitGaps(0, fn) }
 
 // Spans calls fn for every busy span of level l in address order.
-func (o *Occupancy) Spans(l int, fn func(Span) bool) { o.levels[l].busy.Ascend(fn) }
+func (o *Occupancy) Spans(l int, fn func(Span) bool) { o.levels[l].ascend(fn) }
 
 // Largest returns the size of the largest free gap of level l.
 func (o *Occupancy) Largest(l int) int64 {
+	lv := &o.levels[l]
 	var n int64
-	o.levels[l].free.Descend(func(g Gap) bool { n = g.Size(); return false })
+	if lv.busy != nil {
+		lv.free.Descend(func(g Gap) bool { n = g.Size(); return false })
+		return n
+	}
+	lv.eachGap(func(g Gap) { n = max(n, g.Size()) })
 	return n
 }
 
 // Busy returns the number of busy bytes of level l.
 func (o *Occupancy) Busy(l int) int64 {
 	var n int64
-	o.levels[l].busy.Ascend(func(s Span) bool { n += s.End - s.Off; return true })
+	o.levels[l].ascend(func(s Span) bool { n += s.End - s.Off; return true })
 	return n
 }
 
@@ -294,7 +246,7 @@ func (o *Occupancy) Check() error {
 		var want []Gap
 		pos := int64(0)
 		var err error
-		lv.busy.Ascend(func(s Span) bool {
+		lv.ascend(func(s Span) bool {
 			if s.Off < pos || s.End <= s.Off || s.End > lv.cap {
 				err = fmt.Errorf("level %d: span [%d,%d) of block %d overlaps or leaves the level", l, s.Off, s.End, s.Block)
 				return false
@@ -310,6 +262,12 @@ func (o *Occupancy) Check() error {
 		}
 		if pos < lv.cap {
 			want = append(want, Gap{pos, lv.cap})
+		}
+		if lv.busy == nil {
+			if len(lv.spans) > smallMax {
+				return fmt.Errorf("level %d: %d spans in a slice, more than %d", l, len(lv.spans), smallMax)
+			}
+			continue // the gaps are derived from the spans
 		}
 		if lv.free.Len() != len(want) {
 			return fmt.Errorf("level %d: %d free gaps, the spans leave %d", l, lv.free.Len(), len(want))

@@ -1,7 +1,10 @@
 package state_test
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -236,5 +239,158 @@ func TestLayoutMoveAt(t *testing.T) {
 func gaps(o *state.Occupancy, l int) []state.Gap {
 	var out []state.Gap
 	o.Gaps(l, func(g state.Gap) bool { out = append(out, g); return true })
+	return out
+}
+
+// TestOccupancyModesAgainstModel drives an occupancy through thousands of
+// random places and releases that take a level across both of its
+// representations (a slice below a few hundred spans, B-trees above) and
+// back, with clones taken along the way and changed on both sides, and
+// checks every query against a plain model: the spans in address order,
+// the gaps smallest first, best-fit gaps of random sizes, the largest
+// gap, the busy bytes, the span at and ending at random offsets, Free.
+func TestOccupancyModesAgainstModel(t *testing.T) {
+	const n, capacity = 900, 1 << 20
+	b := testprog.New("p", 1)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := 0; i < n; i++ {
+		b.Block("b"+strconv.Itoa(i), int64(8+rng.IntN(2000)), "activation", 0, 0)
+	}
+	p := testprog.Bind(b.Program(), testprog.Profile("hw", testprog.Level{Name: "L", Capacity: capacity, Align: 8, Latency: 1, Bandwidth: 1}))
+
+	type sim struct {
+		o  *state.Occupancy
+		at []int64 // offset per block, -1 if not placed
+	}
+	newSim := func() *sim {
+		s := &sim{o: state.NewOccupancy(p), at: make([]int64, n)}
+		for i := range s.at {
+			s.at[i] = -1
+		}
+		return s
+	}
+	modelSpans := func(s *sim) []state.Span {
+		var out []state.Span
+		for blk, off := range s.at {
+			if off >= 0 {
+				out = append(out, state.Span{Off: off, End: off + p.Foot(blk, 0), Block: int32(blk)})
+			}
+		}
+		slices.SortFunc(out, func(x, y state.Span) int { return cmp.Compare(x.Off, y.Off) })
+		return out
+	}
+	modelGaps := func(spans []state.Span) []state.Gap {
+		var out []state.Gap
+		pos := int64(0)
+		for _, s := range spans {
+			if s.Off > pos {
+				out = append(out, state.Gap{Off: pos, End: s.Off})
+			}
+			pos = s.End
+		}
+		if pos < capacity {
+			out = append(out, state.Gap{Off: pos, End: capacity})
+		}
+		slices.SortFunc(out, func(x, y state.Gap) int {
+			if c := cmp.Compare(x.Size(), y.Size()); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.Off, y.Off)
+		})
+		return out
+	}
+	verify := func(s *sim, step int) {
+		t.Helper()
+		require.NoError(t, s.o.Check(), "step %d", step)
+		ms := modelSpans(s)
+		require.Equal(t, ms, spans(s.o, 0), "step %d", step)
+		mg := modelGaps(ms)
+		require.Equal(t, mg, gaps(s.o, 0), "step %d", step)
+		var busy, largest int64
+		for _, x := range ms {
+			busy += x.End - x.Off
+		}
+		for _, g := range mg {
+			largest = max(largest, g.Size())
+		}
+		require.Equal(t, busy, s.o.Busy(0))
+		require.Equal(t, largest, s.o.Largest(0))
+		for q := 0; q < 3; q++ {
+			size := int64(1 + rng.IntN(4000))
+			var want, got []state.Gap
+			for _, g := range mg {
+				if g.Size() >= size && len(want) < 3 {
+					want = append(want, g)
+				}
+			}
+			s.o.FitGaps(0, size, func(g state.Gap) bool { got = append(got, g); return len(got) < 3 })
+			require.Equal(t, want, got, "step %d: FitGaps(%d)", step, size)
+		}
+		if len(ms) > 0 {
+			x := ms[rng.IntN(len(ms))]
+			sp, ok := s.o.SpanAt(0, x.Off)
+			require.True(t, ok)
+			require.Equal(t, x, sp)
+			sp, ok = s.o.SpanEndingAt(0, x.End)
+			require.True(t, ok)
+			require.Equal(t, x, sp)
+			_, ok = s.o.SpanAt(0, x.Off+1)
+			require.False(t, ok)
+		}
+	}
+	// Fill up past the B-tree threshold, then drain below the slice one,
+	// twice; a few clones come and go.
+	a := newSim()
+	sims := []*sim{a}
+	target := func(step int) float64 { // the share of blocks placed
+		if (step/2500)%2 == 0 {
+			return 0.6
+		}
+		return 0.05
+	}
+	for step := 0; step < 10000; step++ {
+		s := sims[rng.IntN(len(sims))]
+		placed := 0
+		for _, off := range s.at {
+			if off >= 0 {
+				placed++
+			}
+		}
+		blk := rng.IntN(n)
+		switch {
+		case s.at[blk] >= 0 && (float64(placed) > target(step)*n || rng.IntN(4) == 0):
+			require.Equal(t, 1, s.o.Release(blk, 0, s.at[blk]))
+			s.at[blk] = -1
+		case s.at[blk] < 0:
+			f := p.Foot(blk, 0)
+			var off int64 = -1
+			if rng.IntN(2) == 0 {
+				s.o.FitGaps(0, f, func(g state.Gap) bool { off = g.Off; return false })
+			} else if o := int64(rng.IntN(capacity/8)) * 8; o+f <= capacity && s.o.Free(0, o, o+f) {
+				off = o
+			}
+			if off >= 0 {
+				s.o.Place(blk, 0, off)
+				s.at[blk] = off
+			}
+		}
+		if step%50 == 0 {
+			verify(s, step)
+		}
+		if step%700 == 0 && len(sims) < 4 {
+			sims = append(sims, &sim{o: s.o.Clone(), at: slices.Clone(s.at)})
+		}
+		if step%1900 == 0 && len(sims) > 1 {
+			sims = slices.Delete(sims, 0, 1)
+		}
+	}
+	for _, s := range sims {
+		verify(s, -1)
+	}
+}
+
+func spans(o *state.Occupancy, l int) []state.Span {
+	var out []state.Span
+	o.Spans(l, func(s state.Span) bool { out = append(out, s); return true })
 	return out
 }
