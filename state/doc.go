@@ -21,9 +21,12 @@
 //
 // An Occupancy is the memory state of one timestep, the busy and free lists
 // of seed 003: per level, the busy spans in address order and the free gaps
-// sorted smallest first, with adjacent free space always merged. Both are
-// copy-on-write B-trees, so Clone costs O(levels) and a clone pays only for
-// what it changes; this is how the search snapshots states. Check verifies
+// sorted smallest first, with adjacent free space always merged. A level
+// with few spans keeps them in a slice that clones share until one of them
+// writes it (the gaps are derived from the spans); a level with many keeps
+// both in copy-on-write B-trees (see levelOcc). Either way Clone costs
+// O(levels) and a clone pays only for what it changes; this is how the
+// search snapshots states. Check verifies
 // the invariants (spans disjoint and inside the level, gaps the exact and
 // maximal complement).
 //

@@ -21,11 +21,11 @@ func (g Gap) Size() int64 { return g.End - g.Off }
 
 // Occupancy is the memory state of one timestep: for each level, the busy
 // spans (address order) and the free gaps (smallest first, then lowest
-// address), kept in B-trees.
+// address), in a slice or in B-trees (see levelOcc).
 //
-// Clone is O(levels): the trees are copy-on-write, so a clone shares every
-// node with its original until one of them changes it. This is what makes
-// snapshots cheap in the search.
+// Clone is O(levels): the slices and trees are copy-on-write, so a clone
+// shares them with its original until one of them changes them. This is
+// what makes snapshots cheap in the search.
 type Occupancy struct {
 	p      *Problem
 	levels []levelOcc
