@@ -50,7 +50,11 @@
 //
 // Candidates are independent, so they are evaluated on all cores; their
 // results are gathered in generation order and ties are broken by it, so
-// the plan is the same whatever the number of workers.
+// the plan is the same whatever the number of workers. Per timestep the
+// work is one pipeline, not two phases with a barrier between them: a
+// worker enumerates the candidates of the next (block, state) pair while
+// there is one, and otherwise evaluates the longest-looking candidate
+// enumerated so far; a second core then rarely waits.
 //
 // # Then: repacking
 //

@@ -2,6 +2,7 @@ package search
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -514,8 +515,6 @@ type job struct {
 	parent *node
 	cand   actions.Candidate
 	occ    *state.Occupancy // the parent's occupancy with the block detached, this job's own
-	node   **node           // where the result goes
-	steps  *int
 }
 
 // unit is the work for one block of one beam state: detach the block,
@@ -563,37 +562,12 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 			units = append(units, &unit{parent: n, block: b, occ: n.occ.Clone()})
 		}
 	}
-	// Phase 1, per unit: detach the block and enumerate its candidates,
-	// each with its own copy of the occupancy. Phase 2, per candidate:
-	// apply and re-plan. Two phases balance the cores better than one
-	// (units differ a lot in size).
-	sr.parallel(ctx, len(units), func(i int) { sr.enumerate(units[i], t) })
-	var jobs []*job
-	for _, u := range units {
-		u.nodes = make([]*node, len(u.cands))
-		u.steps = make([]int, len(u.cands))
-		for i := range u.cands {
-			jobs = append(jobs, &job{parent: u.parent, cand: u.cands[i], occ: u.occs[i], node: &u.nodes[i], steps: &u.steps[i]})
-		}
-		u.occs = nil
-	}
-	// Longest first (by how long the changed blocks live on, which bounds
-	// the re-planning), so that no core waits on one long job at the end.
-	// Results go to fixed slots: the order of work does not matter.
-	order := make([]int, len(jobs))
-	est := make([]int, len(jobs))
-	for i, j := range jobs {
-		order[i] = i
-		est[i] = p.Block(j.cand.Block).Last
-		for _, e := range j.cand.Evicted {
-			est[i] = max(est[i], p.Block(e.Block).Last)
-		}
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(est[b], est[a]) })
-	sr.parallel(ctx, len(jobs), func(i int) {
-		j := jobs[order[i]]
-		*j.node, *j.steps = sr.evaluate(*j, t)
-	})
+	// Per unit: detach the block and enumerate its candidates, each with
+	// its own copy of the occupancy; per candidate: apply and re-plan.
+	// One pipeline: workers enumerate units while there are some, and
+	// evaluate the candidates enumerated so far otherwise, longest first,
+	// so that the cores do not wait at a barrier between the two.
+	sr.pipeline(ctx, units, t)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -616,25 +590,110 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 	return children, nil
 }
 
-// parallel calls f(0..n-1) on Settings.Workers goroutines and waits; it
-// stops handing out work when ctx ends.
-func (sr *searcher) parallel(ctx context.Context, n int, f func(int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < min(sr.cfg.Workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				f(i)
+// pipeline enumerates every unit's candidates and evaluates each
+// candidate, on Settings.Workers goroutines. Results go to fixed slots
+// (unit.nodes, unit.steps), so the order of the work does not matter. A
+// worker takes the next unit to enumerate (units with the longest-lived
+// block first) while there is one, and else the candidate whose re-planning
+// looks longest (by how long the changed blocks live on) among those
+// enumerated so far, waiting if there is none yet. It stops handing out
+// work when ctx ends.
+func (sr *searcher) pipeline(ctx context.Context, units []*unit, t int) {
+	p := sr.p
+	order := make([]int, len(units))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(p.Block(units[b].block).Last, p.Block(units[a].block).Last)
+	})
+	var (
+		mu       sync.Mutex
+		ready    = sync.NewCond(&mu)
+		queue    jobQueue
+		pending  = len(units) // units not enumerated yet
+		stopped  bool
+		nextUnit atomic.Int64
+		wg       sync.WaitGroup
+	)
+	stop := func() {
+		mu.Lock()
+		stopped = true
+		ready.Broadcast()
+		mu.Unlock()
+	}
+	worker := func() {
+		defer wg.Done()
+		for {
+			if ctx.Err() != nil {
+				stop()
+				return
 			}
-		}()
+			if i := int(nextUnit.Add(1)) - 1; i < len(units) {
+				u := units[order[i]]
+				sr.enumerate(u, t)
+				u.nodes = make([]*node, len(u.cands))
+				u.steps = make([]int, len(u.cands))
+				mu.Lock()
+				for k, c := range u.cands {
+					est := p.Block(c.Block).Last
+					for _, e := range c.Evicted {
+						est = max(est, p.Block(e.Block).Last)
+					}
+					heap.Push(&queue, queued{u: u, k: k, est: est, seq: i<<20 | k})
+				}
+				pending--
+				ready.Broadcast()
+				mu.Unlock()
+				continue
+			}
+			mu.Lock()
+			for queue.Len() == 0 && pending > 0 && !stopped {
+				ready.Wait()
+			}
+			if queue.Len() == 0 || stopped {
+				mu.Unlock()
+				return
+			}
+			j := heap.Pop(&queue).(queued)
+			mu.Unlock()
+			u := j.u
+			u.nodes[j.k], u.steps[j.k] = sr.evaluate(job{parent: u.parent, cand: u.cands[j.k], occ: u.occs[j.k]}, t)
+			u.occs[j.k] = nil
+		}
+	}
+	for w := 0; w < min(sr.cfg.Workers, max(len(units), 1)); w++ {
+		wg.Add(1)
+		go worker()
 	}
 	wg.Wait()
+}
+
+// queued is a candidate waiting to be evaluated: candidate k of unit u,
+// its estimated work, and a sequence number that breaks ties.
+type queued struct {
+	u        *unit
+	k        int
+	est, seq int
+}
+
+// jobQueue is a heap of candidates, the most work first.
+type jobQueue []queued
+
+func (q jobQueue) Len() int { return len(q) }
+func (q jobQueue) Less(i, j int) bool {
+	if q[i].est != q[j].est {
+		return q[i].est > q[j].est
+	}
+	return q[i].seq < q[j].seq
+}
+func (q jobQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *jobQueue) Push(x any)   { *q = append(*q, x.(queued)) }
+func (q *jobQueue) Pop() any {
+	old := *q
+	x := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return x
 }
 
 // enumerate detaches the unit's block and lists its candidates, each with
