@@ -67,7 +67,7 @@ func searchFlags(f *pflag.FlagSet) {
 	f.Duration("time-limit", 0, "stop the search after this long and keep the best plan so far (e.g. 30s); 0 = none")
 	f.IntP("jobs", "j", 0, "goroutines evaluating candidates; 0 = all cores (the plan does not depend on it)")
 	f.Bool("check", false, "check the search's invariants after every commit (slow; for debugging)")
-	f.String("initializer", "seed003", "seed003 (rules 1-5, then the search), or a seed's single-level planner as a baseline, without search: "+strings.Join(arena.Names(), ", "))
+	f.String("initializer", "seed003", "seed003 (rules 1-5, then the search), or a single-arena planner as a baseline, without search (pack: hieropt's exact packer; seed000, seed001, seed004: the seeds'): "+strings.Join(arena.Names(), ", "))
 	f.Bool("initial-only", false, "start the search from the initializer's plan only, as the seed does (by default it also tries the initializer in kind order)")
 	f.Int("rounds", search.DefaultRounds, "most actions one state may take at one timestep")
 	f.Int("horizon", search.DefaultHorizon, "act only on blocks that die within this many timesteps; -1 = unbounded")

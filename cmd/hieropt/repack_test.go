@@ -111,5 +111,5 @@ func TestPackInitializer(t *testing.T) {
 	}
 	r := runCLI(t, "", "optimize", "--help")
 	require.Equal(t, exitOK, r.code)
-	assert.Contains(t, r.stdout, "single-level planner as a baseline, without search: pack, seed000, seed001, seed004")
+	assert.Contains(t, r.stdout, "single-arena planner as a baseline, without search (pack: hieropt's exact packer; seed000, seed001, seed004: the seeds'): pack, seed000, seed001, seed004")
 }
