@@ -12,7 +12,6 @@ import (
 
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
-	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/render"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
@@ -24,10 +23,6 @@ type reportOptions struct {
 	Output   string `mapstructure:"output"`
 	Initial  string `mapstructure:"initial"`
 }
-
-// reportViolations is how many violations report prints of an invalid
-// plan (verify lists them all).
-const reportViolations = 5
 
 func newReportCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
@@ -89,7 +84,7 @@ func (a *app) report(o *reportOptions, planArg string) error {
 	if err != nil {
 		return err
 	}
-	pl, lay, err := a.reportPlan(p, planArg)
+	pl, lay, err := a.validPlan(p, planArg)
 	if err != nil {
 		return err
 	}
@@ -100,7 +95,7 @@ func (a *app) report(o *reportOptions, planArg string) error {
 	settings := [][2]string{{"plan", planArg}}
 	var initial *state.Layout
 	if o.Initial != "" {
-		_, initial, err = a.reportPlan(p, o.Initial)
+		_, initial, err = a.validPlan(p, o.Initial)
 		if err != nil {
 			return err
 		}
@@ -112,32 +107,6 @@ func (a *app) report(o *reportOptions, planArg string) error {
 		[2]string{"cost.initial (as stated)", strconv.FormatFloat(pl.Cost.Initial, 'f', -1, 64)},
 		[2]string{"cost.final (as stated)", strconv.FormatFloat(pl.Cost.Final, 'f', -1, 64)})
 	return a.writeReport(o.Output, p, initial, lay, model, pl.Planner, settings)
-}
-
-// reportPlan reads a plan and checks it against the problem: it returns
-// the plan and its layout, or an input error (exit 2), or, for a plan that
-// breaks rules, its first violations on stderr and exit 1.
-func (a *app) reportPlan(p *state.Problem, path string) (*plan.Plan, *state.Layout, error) {
-	pl, err := a.readPlan(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	res, err := plan.Validate(p, pl, plan.DocName(path))
-	if err != nil {
-		return nil, nil, err
-	}
-	if !res.Valid() {
-		n := len(res.Violations) + res.Omitted
-		for i, v := range res.Violations {
-			if i == reportViolations {
-				fmt.Fprintf(a.stderr, "... and %d more violations (run 'hieropt verify' for all)\n", n-i)
-				break
-			}
-			fmt.Fprintln(a.stderr, v)
-		}
-		return nil, nil, failed(fmt.Errorf("%s is invalid: %d violations; no report written", path, n))
-	}
-	return pl, res.Layout, nil
 }
 
 // writeReport writes the HTML report of final (and initial, the plan to
