@@ -45,8 +45,9 @@ scripts, no fonts, nothing fetched from the network):
 
 The initial plan is the one given by --initial, else the initializer's plan,
 re-planned here. Both plans are checked against FORMATS.md first: an invalid
-plan is not reported on (exit 1, the first violations on stderr; run verify
-for all); a plan for another workload or profile is bad input (exit 2).
+plan is not reported on (exit 1, its first violation and their number on
+stderr; run verify for all); a plan for another workload or profile is bad
+input (exit 2).
 'optimize --report FILE' writes the same report for the plan it makes.`,
 		Example: `  hieropt report --workload resnet50-int8 --hw ethos-u55 plan.json -o report.html
   hieropt report --workload net.json --hw npu.yaml optimized.json --initial initial.json -o report.html`,
