@@ -11,6 +11,7 @@ import (
 	"github.com/hieropt/hieropt/arena"
 	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
@@ -130,33 +131,21 @@ func TestRandomArenasAreValid(t *testing.T) {
 	}
 }
 
-// TestPlaceEveryShippedPair plans every shipped workload with each seed
-// planner on every profile where the arena fits a level; every plan is
+// TestPlaceEveryShippedPair plans every shipped workload with each
+// single-arena planner on every profile where the arena fits a level; every plan is
 // valid.
 func TestPlaceEveryShippedPair(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "workloads", "*.json"))
-	require.NoError(t, err)
 	placed := 0
-	for _, f := range files {
-		prog, err := workload.ReadFile(f)
-		require.NoError(t, err)
-		for _, h := range hwconfig.Names() {
-			prof, err := hwconfig.Builtin(h)
-			require.NoError(t, err)
-			p, err := state.Bind(prog, prof, f)
-			if err != nil || p.CheckCapacity() != nil {
+	for _, p := range testprog.ShippedPairs(t, "..") {
+		for _, name := range arena.Names() {
+			pl, _ := arena.Lookup(name)
+			lay, _, peak, err := arena.Place(p, pl)
+			if err != nil {
 				continue
 			}
-			for _, name := range arena.Names() {
-				pl, _ := arena.Lookup(name)
-				lay, _, peak, err := arena.Place(p, pl)
-				if err != nil {
-					continue
-				}
-				assert.GreaterOrEqual(t, peak, prog.ComputeStats().MaxLive)
-				validPlan(t, p, lay, name)
-				placed++
-			}
+			assert.GreaterOrEqual(t, peak, p.Prog.ComputeStats().MaxLive)
+			validPlan(t, p, lay, name)
+			placed++
 		}
 	}
 	assert.Greater(t, placed, 100)

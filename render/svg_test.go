@@ -17,6 +17,7 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/gen"
+	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/render"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
@@ -116,43 +117,32 @@ func TestGoldenSeed000(t *testing.T) {
 // TestEverySVGIsWellFormed draws the initializer's plan of every shipped
 // workload on every built-in profile and the search's plan beside it.
 func TestEverySVGIsWellFormed(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "workloads", "*.json"))
-	require.NoError(t, err)
 	drawn := 0
-	for _, f := range files {
-		prog, err := workload.ReadFile(f)
-		require.NoError(t, err)
-		for _, h := range hwconfig.Names() {
-			prof, err := hwconfig.Builtin(h)
-			require.NoError(t, err)
-			p, err := state.Bind(prog, prof, f)
-			if err != nil || p.CheckCapacity() != nil {
-				continue
-			}
-			lay := state.NewLayout(p.Blocks())
-			if _, err := actions.NewInitializer(p).Run(lay, 0); err != nil {
-				continue
-			}
-			ds := []render.Diagram{{Title: "initializer", Layout: lay}}
-			if !testing.Short() && prog.Timesteps() < 100 {
-				r, err := search.RunProblem(context.Background(), p, nil)
-				require.NoError(t, err)
-				ds = append(ds, render.Diagram{Title: "search", Layout: r.Layout})
-			}
-			var buf bytes.Buffer
-			require.NoError(t, render.SVG(&buf, p, ds, render.Options{}))
-			c := wellFormed(t, buf.Bytes())
-			want := 0
-			for _, d := range ds {
-				want += placements(d.Layout)
-			}
-			assert.Equal(t, want, c["rect.pl"], "%s on %s", prog.Name, h)
-			assert.Equal(t, p.Levels()*len(ds), c["g.panel"])
-			var ascii bytes.Buffer
-			require.NoError(t, render.ASCII(&ascii, p, lay, 80, 6))
-			assert.Equal(t, p.Levels(), strings.Count(ascii.String(), "(capacity "))
-			drawn++
+	for _, p := range testprog.ShippedPairs(t, "..") {
+		prog, h := p.Prog, p.HW.Name
+		lay := state.NewLayout(p.Blocks())
+		if _, err := actions.NewInitializer(p).Run(lay, 0); err != nil {
+			continue
 		}
+		ds := []render.Diagram{{Title: "initializer", Layout: lay}}
+		if !testing.Short() && prog.Timesteps() < 100 {
+			r, err := search.RunProblem(context.Background(), p, nil)
+			require.NoError(t, err)
+			ds = append(ds, render.Diagram{Title: "search", Layout: r.Layout})
+		}
+		var buf bytes.Buffer
+		require.NoError(t, render.SVG(&buf, p, ds, render.Options{}))
+		c := wellFormed(t, buf.Bytes())
+		want := 0
+		for _, d := range ds {
+			want += placements(d.Layout)
+		}
+		assert.Equal(t, want, c["rect.pl"], "%s on %s", prog.Name, h)
+		assert.Equal(t, p.Levels()*len(ds), c["g.panel"])
+		var ascii bytes.Buffer
+		require.NoError(t, render.ASCII(&ascii, p, lay, 80, 6))
+		assert.Equal(t, p.Levels(), strings.Count(ascii.String(), "(capacity "))
+		drawn++
 	}
 	assert.GreaterOrEqual(t, drawn, 80)
 }

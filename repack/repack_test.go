@@ -13,6 +13,7 @@ import (
 	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
+	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/repack"
 	"github.com/hieropt/hieropt/search"
@@ -71,43 +72,32 @@ func valid(t *testing.T, p *state.Problem, r *repack.Result) []byte {
 // running cost right). Every result is valid, and either strictly cheaper
 // than the input or the input itself.
 func TestEveryShippedPair(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "workloads", "*.json"))
-	require.NoError(t, err)
 	pairs, improved, promoted := 0, 0, 0
-	for _, f := range files {
-		prog, err := workload.ReadFile(f)
-		require.NoError(t, err)
-		for _, h := range hwconfig.Names() {
-			prof, err := hwconfig.Builtin(h)
-			require.NoError(t, err)
-			p, err := state.Bind(prog, prof, f)
-			if err != nil || p.CheckCapacity() != nil {
+	for _, p := range testprog.ShippedPairs(t, "..") {
+		prog, h := p.Prog, p.HW.Name
+		for _, order := range []actions.Order{actions.WorkloadOrder, actions.KindOrder} {
+			lay, ok := initial(t, p, order)
+			if !ok {
 				continue
 			}
-			for _, order := range []actions.Order{actions.WorkloadOrder, actions.KindOrder} {
-				lay, ok := initial(t, p, order)
-				if !ok {
-					continue
-				}
-				in := lay.Clone()
-				r, err := repack.Run(context.Background(), p, lay, &repack.Settings{Check: true})
-				require.NoError(t, err)
-				assert.True(t, in.Equal(lay), "the input layout is not changed")
-				valid(t, p, r)
-				assert.Equal(t, costmodel.Total(costmodel.Seed003{}, p, lay), r.InputCost)
-				if r.Layout.Equal(lay) {
-					assert.Equal(t, r.InputCost, r.Cost)
-					assert.Zero(t, r.Stats.Promoted)
-				} else {
-					assert.Less(t, r.Cost, r.InputCost, "%s on %s: changed but not cheaper", prog.Name, h)
-					assert.Positive(t, r.Stats.Promoted)
-					improved++
-				}
-				assert.LessOrEqual(t, r.Stats.Packings, repack.DefaultPackings*p.Levels())
-				assert.LessOrEqual(t, r.Stats.Inserted, r.Stats.Promoted)
-				promoted += r.Stats.Promoted
-				pairs++
+			in := lay.Clone()
+			r, err := repack.Run(context.Background(), p, lay, &repack.Settings{Check: true})
+			require.NoError(t, err)
+			assert.True(t, in.Equal(lay), "the input layout is not changed")
+			valid(t, p, r)
+			assert.Equal(t, costmodel.Total(costmodel.Seed003{}, p, lay), r.InputCost)
+			if r.Layout.Equal(lay) {
+				assert.Equal(t, r.InputCost, r.Cost)
+				assert.Zero(t, r.Stats.Promoted)
+			} else {
+				assert.Less(t, r.Cost, r.InputCost, "%s on %s: changed but not cheaper", prog.Name, h)
+				assert.Positive(t, r.Stats.Promoted)
+				improved++
 			}
+			assert.LessOrEqual(t, r.Stats.Packings, repack.DefaultPackings*p.Levels())
+			assert.LessOrEqual(t, r.Stats.Inserted, r.Stats.Promoted)
+			promoted += r.Stats.Promoted
+			pairs++
 		}
 	}
 	assert.GreaterOrEqual(t, pairs, 160)

@@ -13,6 +13,7 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/segments"
@@ -54,30 +55,19 @@ func TestEveryShippedPair(t *testing.T) {
 	if testing.Short() {
 		t.Skip("searches 82 pairs")
 	}
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "workloads", "*.json"))
-	require.NoError(t, err)
 	n := 0
-	for _, f := range files {
-		prog, err := workload.ReadFile(f)
-		require.NoError(t, err)
-		for _, h := range hwconfig.Names() {
-			prof, err := hwconfig.Builtin(h)
-			require.NoError(t, err)
-			p, err := state.Bind(prog, prof, f)
-			if err != nil || p.CheckCapacity() != nil {
-				continue
-			}
-			r, err := search.RunProblem(context.Background(), p, &search.Settings{Check: true})
-			if err != nil {
-				var ie *actions.InfeasibleError
-				require.ErrorAs(t, err, &ie, "%s on %s", prog.Name, h)
-				continue // no plan at all: the initializer cannot place a block
-			}
-			validate(t, p, r, nil)
-			assert.Equal(t, search.Converged, r.Status)
-			assert.InDelta(t, costmodel.Total(costmodel.Seed003{}, p, r.Layout), r.Cost, 1e-9*r.Cost)
-			n++
+	for _, p := range testprog.ShippedPairs(t, "..") {
+		prog, h := p.Prog, p.HW.Name
+		r, err := search.RunProblem(context.Background(), p, &search.Settings{Check: true})
+		if err != nil {
+			var ie *actions.InfeasibleError
+			require.ErrorAs(t, err, &ie, "%s on %s", prog.Name, h)
+			continue // no plan at all: the initializer cannot place a block
 		}
+		validate(t, p, r, nil)
+		assert.Equal(t, search.Converged, r.Status)
+		assert.InDelta(t, costmodel.Total(costmodel.Seed003{}, p, r.Layout), r.Cost, 1e-9*r.Cost)
+		n++
 	}
 	assert.GreaterOrEqual(t, n, 80)
 }
