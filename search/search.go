@@ -2,13 +2,11 @@ package search
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -238,7 +236,7 @@ func RunProblem(ctx context.Context, p *state.Problem, s *Settings) (*Result, er
 		defer cancel()
 	}
 	searchStart := time.Now()
-	status := sr.run(ctx)
+	status := sr.runPool(ctx)
 	sr.stats.SearchTime = time.Since(searchStart)
 	if ctx.Err() != nil && status == Converged {
 		status = statusOf(ctx)
@@ -284,6 +282,7 @@ type searcher struct {
 	base    *state.Layout // the committed plan
 	initial float64
 	stats   Stats
+	pool    *pool // the workers of the candidates
 	ends    []bool
 	blocks  [][]int32 // per timestep: the blocks of the timestep
 
@@ -399,6 +398,13 @@ func (sr *searcher) updateSlow(b int) {
 	for sr.maxSlow >= 0 && sr.slowCount[sr.maxSlow] == 0 {
 		sr.maxSlow--
 	}
+}
+
+// runPool is run with the pool of workers that evaluate candidates.
+func (sr *searcher) runPool(ctx context.Context) Status {
+	sr.pool = newPool(sr.cfg.Workers)
+	defer sr.pool.close()
+	return sr.run(ctx)
 }
 
 // run walks the timesteps (ALGORITHM.md steps 3-7) and returns how it
@@ -592,13 +598,18 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 
 // pipeline enumerates every unit's candidates and evaluates each
 // candidate, on Settings.Workers goroutines. Results go to fixed slots
-// (unit.nodes, unit.steps), so the order of the work does not matter. A
-// worker takes the next unit to enumerate (units with the longest-lived
-// block first) while there is one, and else the candidate whose re-planning
-// looks longest (by how long the changed blocks live on) among those
-// enumerated so far, waiting if there is none yet. It stops handing out
-// work when ctx ends.
+// (unit.nodes, unit.steps), so the order of the work does not matter.
+// Workers take units to enumerate (the longest-lived block first); the
+// worker that finishes the last one lists every candidate, the one whose
+// re-planning looks longest (by how long the changed blocks live on)
+// first, and the workers take candidates from the list in that order.
+// Enumerating is a small part of the work, so waiting for it costs little,
+// and taking work needs no lock: a contended lock per candidate cost more.
+// Workers stop taking work when ctx ends.
 func (sr *searcher) pipeline(ctx context.Context, units []*unit, t int) {
+	if len(units) == 0 {
+		return
+	}
 	p := sr.p
 	order := make([]int, len(units))
 	for i := range order {
@@ -607,93 +618,82 @@ func (sr *searcher) pipeline(ctx context.Context, units []*unit, t int) {
 	slices.SortStableFunc(order, func(a, b int) int {
 		return cmp.Compare(p.Block(units[b].block).Last, p.Block(units[a].block).Last)
 	})
-	var (
-		mu       sync.Mutex
-		ready    = sync.NewCond(&mu)
-		queue    jobQueue
-		pending  = len(units) // units not enumerated yet
-		stopped  bool
-		nextUnit atomic.Int64
-		wg       sync.WaitGroup
-	)
-	stop := func() {
-		mu.Lock()
-		stopped = true
-		ready.Broadcast()
-		mu.Unlock()
-	}
-	worker := func() {
-		defer wg.Done()
-		for {
-			if ctx.Err() != nil {
-				stop()
-				return
-			}
-			if i := int(nextUnit.Add(1)) - 1; i < len(units) {
-				u := units[order[i]]
-				sr.enumerate(u, t)
-				u.nodes = make([]*node, len(u.cands))
-				u.steps = make([]int, len(u.cands))
-				mu.Lock()
-				for k, c := range u.cands {
-					est := p.Block(c.Block).Last
-					for _, e := range c.Evicted {
-						est = max(est, p.Block(e.Block).Last)
-					}
-					heap.Push(&queue, queued{u: u, k: k, est: est, seq: i<<20 | k})
-				}
-				pending--
-				ready.Broadcast()
-				mu.Unlock()
-				continue
-			}
-			mu.Lock()
-			for queue.Len() == 0 && pending > 0 && !stopped {
-				ready.Wait()
-			}
-			if queue.Len() == 0 || stopped {
-				mu.Unlock()
-				return
-			}
-			j := heap.Pop(&queue).(queued)
-			mu.Unlock()
-			u := j.u
-			u.nodes[j.k], u.steps[j.k] = sr.evaluate(job{parent: u.parent, cand: u.cands[j.k], occ: u.occs[j.k]}, t)
-			u.occs[j.k] = nil
+	done := ctx.Done()
+	ended := func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
 		}
 	}
-	for w := 0; w < min(sr.cfg.Workers, max(len(units), 1)); w++ {
-		wg.Add(1)
-		go worker()
+	var (
+		nextUnit, enumerated, nextJob atomic.Int64
+		list                          atomic.Pointer[[]queued]
+	)
+	worker := func() {
+		for !ended() {
+			i := int(nextUnit.Add(1)) - 1
+			if i >= len(units) {
+				break
+			}
+			sr.enumerate(units[order[i]], t)
+			if int(enumerated.Add(1)) == len(units) {
+				list.Store(sr.jobList(units, order))
+			}
+		}
+		// The others finish their last units: a few microseconds.
+		for list.Load() == nil {
+			if ended() {
+				return
+			}
+			runtime.Gosched()
+		}
+		jobs := *list.Load()
+		for !ended() {
+			k := int(nextJob.Add(1)) - 1
+			if k >= len(jobs) {
+				return
+			}
+			u, c := jobs[k].u, jobs[k].k
+			u.nodes[c], u.steps[c] = sr.evaluate(job{parent: u.parent, cand: u.cands[c], occ: u.occs[c]}, t)
+			u.occs[c] = nil
+		}
 	}
-	wg.Wait()
+	// Every worker may be needed even for one unit: it may have many
+	// candidates.
+	sr.pool.run(sr.cfg.Workers, worker)
 }
 
-// queued is a candidate waiting to be evaluated: candidate k of unit u,
-// its estimated work, and a sequence number that breaks ties.
+// queued is a candidate to evaluate: candidate k of unit u, its estimated
+// work, and a sequence number that breaks ties.
 type queued struct {
 	u        *unit
 	k        int
 	est, seq int
 }
 
-// jobQueue is a heap of candidates, the most work first.
-type jobQueue []queued
-
-func (q jobQueue) Len() int { return len(q) }
-func (q jobQueue) Less(i, j int) bool {
-	if q[i].est != q[j].est {
-		return q[i].est > q[j].est
+// jobList lists the candidates of the enumerated units, the most work
+// first, and makes their result slots.
+func (sr *searcher) jobList(units []*unit, order []int) *[]queued {
+	p := sr.p
+	var jobs []queued
+	for i, ui := range order {
+		u := units[ui]
+		u.nodes = make([]*node, len(u.cands))
+		u.steps = make([]int, len(u.cands))
+		for k, c := range u.cands {
+			est := p.Block(c.Block).Last
+			for _, e := range c.Evicted {
+				est = max(est, p.Block(e.Block).Last)
+			}
+			jobs = append(jobs, queued{u: u, k: k, est: est, seq: i<<20 | k})
+		}
 	}
-	return q[i].seq < q[j].seq
-}
-func (q jobQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *jobQueue) Push(x any)   { *q = append(*q, x.(queued)) }
-func (q *jobQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
+	slices.SortFunc(jobs, func(a, b queued) int {
+		return cmp.Or(cmp.Compare(b.est, a.est), cmp.Compare(a.seq, b.seq))
+	})
+	return &jobs
 }
 
 // enumerate detaches the unit's block and lists its candidates, each with
