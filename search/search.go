@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -209,21 +210,37 @@ func RunProblem(ctx context.Context, p *state.Problem, s *Settings) (*Result, er
 	in := actions.NewInitializer(p)
 	in.NoReuse = cfg.NoReuse
 	base := state.NewLayout(p.Blocks())
-	if _, err := in.Run(base, 0); err != nil {
+	// The second start (kind order) is planned on another goroutine while
+	// the first is: the two are independent.
+	var (
+		alt    *actions.Initializer
+		altLay *state.Layout
+		altErr error
+		altRun sync.WaitGroup
+	)
+	if !cfg.InitialOnly {
+		alt = actions.NewInitializerOrder(p, actions.KindOrder)
+		alt.NoReuse = cfg.NoReuse
+		altLay = state.NewLayout(p.Blocks())
+		plan := func() { _, altErr = alt.Run(altLay, 0) }
+		if cfg.Workers > 1 {
+			altRun.Go(plan)
+		} else {
+			plan()
+		}
+	}
+	_, err := in.Run(base, 0)
+	altRun.Wait()
+	if err != nil {
 		return nil, err
 	}
 	sr := &searcher{p: p, cfg: cfg, in: in, model: cfg.CostModel, base: base}
 	sr.initial = costmodel.Total(sr.model, p, base)
 	sr.stats.StartCost = sr.initial
-	if !cfg.InitialOnly {
-		alt := actions.NewInitializerOrder(p, actions.KindOrder)
-		alt.NoReuse = cfg.NoReuse
-		lay := state.NewLayout(p.Blocks())
-		if _, err := alt.Run(lay, 0); err == nil {
-			if c := costmodel.Total(sr.model, p, lay); c < sr.initial {
-				sr.in, sr.base = alt, lay
-				sr.stats.Start, sr.stats.StartCost = actions.KindOrder, c
-			}
+	if alt != nil && altErr == nil {
+		if c := costmodel.Total(sr.model, p, altLay); c < sr.initial {
+			sr.in, sr.base = alt, altLay
+			sr.stats.Start, sr.stats.StartCost = actions.KindOrder, c
 		}
 	}
 	sr.stats.InitTime = time.Since(start)
