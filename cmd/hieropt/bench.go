@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +32,7 @@ type benchOptions struct {
 	Format        string   `mapstructure:"format"`
 	Repeat        int      `mapstructure:"repeat"`
 	Gen           []int    `mapstructure:"gen"`
+	Cores         []int    `mapstructure:"cores"`
 	searchOptions `mapstructure:",squash"`
 }
 
@@ -43,9 +47,18 @@ time, and whether the plan passed the validator. Pairs that cannot fit are
 listed with the reason.
 
 Every plan is checked against FORMATS.md before it is counted. Times are
-the median of --repeat runs of the planner alone (loading excluded).`,
+the median of --repeat runs of the planner alone (loading excluded).
+
+With --cores, bench measures how planning scales with cores instead: each
+pair is planned --repeat times on each number of cores (the Go runtime's
+GOMAXPROCS, so a run on 1 core has one core for everything, the garbage
+collector included, and the search's workers set to match), the core counts
+interleaved so that a machine whose speed drifts favours none of them. It
+prints the median time per core count and the speedup of the last count
+over the first, and fails if the plans differ between core counts.`,
 		Example: `  hieropt bench --no-search
-  hieropt bench --workloads resnet50-int8 --hw ethos-u55,ethos-u65 --format csv`,
+  hieropt bench --workloads resnet50-int8 --hw ethos-u55,ethos-u65 --format csv
+  hieropt bench --gen 4000 --hw h100-sm --cores 1,2 --repeat 9`,
 		Args: exactArgs(0),
 	}
 	f := cmd.Flags()
@@ -54,6 +67,7 @@ the median of --repeat runs of the planner alone (loading excluded).`,
 	f.String("format", "md", "md (a Markdown row per pair), grid (Markdown, reduction % per workload and profile) or csv")
 	f.Int("repeat", 1, "runs per pair; the median time is reported")
 	f.IntSlice("gen", nil, "instead of --workloads, generated programs of these lengths (hieropt gen, mixed, seed 1)")
+	f.IntSlice("cores", nil, "measure scaling: plan on each of these numbers of cores (e.g. 1,2) and print the speedup")
 	searchFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		var o benchOptions
@@ -65,6 +79,19 @@ the median of --repeat runs of the planner alone (loading excluded).`,
 		}
 		if o.Repeat < 1 {
 			return usageErrorf("--repeat %d: want at least 1", o.Repeat)
+		}
+		if len(o.Cores) > 0 {
+			if o.Format == "grid" {
+				return usageErrorf("--cores prints times per core count: use --format md or csv")
+			}
+			if cmd.Flags().Changed("jobs") {
+				return usageErrorf("--cores sets the workers to the number of cores: drop -j")
+			}
+			for _, c := range o.Cores {
+				if c < 1 {
+					return usageErrorf("--cores %d: want at least 1", c)
+				}
+			}
 		}
 		if len(o.Workloads) == 0 && len(o.Gen) == 0 {
 			o.Workloads = hieropt.ExampleWorkloads()
@@ -89,7 +116,8 @@ type benchRow struct {
 	peakPct      float64
 	transfers    int
 	elapsed      time.Duration
-	status       string // "valid", or why there is no plan
+	coreTimes    []time.Duration // with --cores: the median per core count
+	status       string          // "valid", or why there is no plan
 }
 
 func (a *app) bench(o *benchOptions, s *search.Settings) error {
@@ -139,6 +167,13 @@ func (a *app) bench(o *benchOptions, s *search.Settings) error {
 			rows = append(rows, row)
 		}
 	}
+	if len(o.Cores) > 0 {
+		if o.Format == "csv" {
+			return writeCoresCSV(a, rows, o.Cores)
+		}
+		writeCoresMD(a, rows, o.Cores)
+		return nil
+	}
 	switch o.Format {
 	case "csv":
 		return writeBenchCSV(a, rows)
@@ -151,23 +186,57 @@ func (a *app) bench(o *benchOptions, s *search.Settings) error {
 }
 
 func (a *app) benchOne(p *state.Problem, o *benchOptions, s *search.Settings, row *benchRow) error {
-	var times []time.Duration
-	var res *search.Result
-	for i := 0; i < o.Repeat; i++ {
-		start := time.Now()
-		r, _, err := a.plan(context.Background(), p, &optimizeOptions{Quiet: true, searchOptions: o.searchOptions}, s)
-		times = append(times, time.Since(start))
-		if err != nil {
-			var ie *actions.InfeasibleError
-			if errors.As(err, &ie) {
-				row.status = "no plan: " + shortReason(err)
-				return nil
-			}
-			return err
-		}
-		res = r
+	// Without --cores: one "core count", 0, that leaves GOMAXPROCS and
+	// the workers as they are.
+	cores := o.Cores
+	if len(cores) == 0 {
+		cores = []int{0}
+	} else {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	}
-	row.elapsed = median(times)
+	times := make([][]time.Duration, len(cores))
+	var res *search.Result
+	var first []byte // the first plan, to compare the others with
+	for i := 0; i < o.Repeat; i++ {
+		for k := range cores {
+			if i%2 == 1 {
+				k = len(cores) - 1 - k // every other round in reverse: drift cancels
+			}
+			sc := *s
+			if c := cores[k]; c > 0 {
+				runtime.GOMAXPROCS(c)
+				sc.Workers = c
+				runtime.GC() // each run starts from a collected heap
+			}
+			start := time.Now()
+			r, _, err := a.plan(context.Background(), p, &optimizeOptions{Quiet: true, searchOptions: o.searchOptions}, &sc)
+			times[k] = append(times[k], time.Since(start))
+			if err != nil {
+				var ie *actions.InfeasibleError
+				if errors.As(err, &ie) {
+					row.status = "no plan: " + shortReason(err)
+					return nil
+				}
+				return err
+			}
+			res = r
+			if len(o.Cores) > 0 {
+				js, err := json.Marshal(plan.FromLayout(p, r.Layout))
+				if err != nil {
+					return internalErrorf("bench %s on %s: %v", p.Prog.Name, p.HW.Name, err)
+				}
+				if first == nil {
+					first = js
+				} else if !bytes.Equal(js, first) {
+					return internalErrorf("bench %s on %s: the plan on %d cores differs from the plan on %d", p.Prog.Name, p.HW.Name, cores[k], cores[0])
+				}
+			}
+		}
+	}
+	for _, ts := range times {
+		row.coreTimes = append(row.coreTimes, median(ts))
+	}
+	row.elapsed = row.coreTimes[0]
 	row.initial, row.cost = res.InitialCost, res.Cost
 	pl := plan.FromLayout(p, res.Layout)
 	if s.CostModel.Name() != costmodel.Default {
@@ -319,6 +388,62 @@ func writeBenchCSV(a *app, rows []benchRow) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+func writeCoresMD(a *app, rows []benchRow, cores []int) {
+	w := a.stdout
+	head, rule := "| workload | profile |", "| --- | --- |"
+	for _, c := range cores {
+		head += " " + plural(c, "core") + " |"
+		rule += " ---: |"
+	}
+	fmt.Fprintf(w, "%s speedup | plans |\n%s ---: | --- |\n", head, rule)
+	for _, r := range rows {
+		if r.status != "valid" {
+			fmt.Fprintf(w, "| %s | %s |%s | %s |\n", r.workload, r.hw, strings.Repeat(" |", len(cores)), strings.ReplaceAll(r.status, "|", "/"))
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s |", r.workload, r.hw)
+		for _, t := range r.coreTimes {
+			fmt.Fprintf(w, " %s |", fmtDuration(t))
+		}
+		fmt.Fprintf(w, " %.2fx | valid, identical |\n", speedup(r.coreTimes))
+	}
+}
+
+func writeCoresCSV(a *app, rows []benchRow, cores []int) error {
+	cw := csv.NewWriter(a.stdout)
+	head := []string{"workload", "profile"}
+	for _, c := range cores {
+		head = append(head, fmt.Sprintf("seconds_%d_cores", c))
+	}
+	if err := cw.Write(append(head, "speedup", "status")); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		rec := []string{r.workload, r.hw}
+		if r.status != "valid" {
+			rec = append(rec, make([]string, len(cores)+1)...)
+		} else {
+			for _, t := range r.coreTimes {
+				rec = append(rec, strconv.FormatFloat(t.Seconds(), 'f', 6, 64))
+			}
+			rec = append(rec, strconv.FormatFloat(speedup(r.coreTimes), 'f', 3, 64))
+		}
+		if err := cw.Write(append(rec, r.status)); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// speedup is the time on the first core count over the time on the last.
+func speedup(ts []time.Duration) float64 {
+	if len(ts) == 0 || ts[len(ts)-1] <= 0 {
+		return 0
+	}
+	return float64(ts[0]) / float64(ts[len(ts)-1])
 }
 
 func fmtDuration(d time.Duration) string {

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/csv"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBenchCores: --cores plans every pair on each core count, checks
+// the plans are identical, prints a time per count and their ratio, and
+// gives GOMAXPROCS back.
+func TestBenchCores(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	r := runCLI(t, "", "bench", "--workloads", "seed000-example,resnet50-int8", "--hw", "ethos-u55,k210",
+		"--cores", "1,2", "--repeat", "2", "--format", "csv")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, procs, runtime.GOMAXPROCS(0))
+	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"workload", "profile", "seconds_1_cores", "seconds_2_cores", "speedup", "status"}, recs[0])
+	require.Len(t, recs, 5)
+	valid := 0
+	for _, rec := range recs[1:] {
+		if rec[5] != "valid" {
+			assert.Contains(t, rec[5], "does not fit")
+			continue
+		}
+		valid++
+		one, err1 := strconv.ParseFloat(rec[2], 64)
+		two, err2 := strconv.ParseFloat(rec[3], 64)
+		sp, err3 := strconv.ParseFloat(rec[4], 64)
+		require.NoError(t, err1)
+		require.NoError(t, err2)
+		require.NoError(t, err3)
+		require.Positive(t, one)
+		require.Positive(t, two)
+		assert.InEpsilon(t, one/two, sp, 0.05) // times are rounded to microseconds
+	}
+	assert.GreaterOrEqual(t, valid, 3)
+
+	r = runCLI(t, "", "bench", "--workloads", "seed000-example", "--hw", "ethos-u55", "--cores", "1,2,3")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "| workload | profile | 1 core | 2 cores | 3 cores | speedup | plans |")
+	assert.Regexp(t, `\| seed000-example \| ethos-u55 \| .+ \| .+ \| .+ \| \d+\.\d\dx \| valid, identical \|`, r.stdout)
+
+	for _, c := range []struct{ args, err string }{
+		{"--cores 0", "--cores 0: want at least 1"},
+		{"--cores 1,2 -j 2", "--cores sets the workers to the number of cores: drop -j"},
+		{"--cores 1,2 --format grid", "--cores prints times per core count: use --format md or csv"},
+	} {
+		r := runCLI(t, "", append([]string{"bench", "--workloads", "seed000-example", "--hw", "ethos-u55"}, strings.Fields(c.args)...)...)
+		assert.Equal(t, exitInput, r.code, c.args)
+		assert.Contains(t, r.stderr, "hieropt: "+c.err+"\n", c.args)
+	}
+}
