@@ -70,6 +70,21 @@ func (p *pool) run(n int, f func()) {
 	p.mu.Unlock()
 }
 
+// each calls f(i) for every i in [0, n), on the caller and up to n-1
+// helpers, and returns when all calls have returned.
+func (p *pool) each(n int, f func(i int)) {
+	if n == 1 {
+		f(0)
+		return
+	}
+	var next atomic.Int64
+	p.run(n, func() {
+		for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+			f(i)
+		}
+	})
+}
+
 // close stops the helpers and waits for them to exit.
 func (p *pool) close() {
 	p.mu.Lock()

@@ -42,3 +42,16 @@ func TestPool(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolEach checks that each calls f once for every index.
+func TestPoolEach(t *testing.T) {
+	p := newPool(3)
+	defer p.close()
+	for n := 0; n < 50; n++ {
+		seen := make([]atomic.Int32, n)
+		p.each(n, func(i int) { seen[i].Add(1) })
+		for i := range seen {
+			require.Equal(t, int32(1), seen[i].Load(), "n %d, index %d", n, i)
+		}
+	}
+}

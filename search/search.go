@@ -500,11 +500,10 @@ func (sr *searcher) run(ctx context.Context) Status {
 			beam = []*node{committed}
 		}
 		if t+1 < T {
-			for _, n := range beam {
-				sr.in.Replay(n.occ, n.ov, t+1)
-				if n == committed {
-					committedAt = t + 1
-				}
+			// The states' occupancies are their own: replayed in parallel.
+			sr.pool.each(len(beam), func(i int) { sr.in.Replay(beam[i].occ, beam[i].ov, t+1) })
+			if slices.Contains(beam, committed) {
+				committedAt = t + 1
 			}
 		}
 		if sr.cfg.Progress != nil {
@@ -562,7 +561,9 @@ type unit struct {
 func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) ([]*node, error) {
 	p := sr.p
 	var units []*unit
+	var owners []int // the index in units of each beam state's first unit
 	for _, n := range beam {
+		owners = append(owners, len(units))
 		if sr.skip(n, t) {
 			sr.stats.Skipped++
 			continue
@@ -580,11 +581,18 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 					sr.stats.Tried[k]++
 				}
 			}
-			// Cloning marks the source's tree nodes shared, so it happens
-			// here, on one goroutine.
-			units = append(units, &unit{parent: n, block: b, occ: n.occ.Clone()})
+			units = append(units, &unit{parent: n, block: b})
 		}
 	}
+	// Each unit works on its own copy of its state's occupancy. Cloning
+	// marks the source's data shared, so one goroutine clones all the
+	// copies of one state; the states' clones are made in parallel.
+	owners = append(owners, len(units))
+	sr.pool.each(len(beam), func(i int) {
+		for _, u := range units[owners[i]:owners[i+1]] {
+			u.occ = u.parent.occ.Clone()
+		}
+	})
 	// Per unit: detach the block and enumerate its candidates, each with
 	// its own copy of the occupancy; per candidate: apply and re-plan.
 	// One pipeline: workers enumerate units while there are some, and
