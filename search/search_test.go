@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -163,6 +164,31 @@ func TestTimeLimitAndCancellation(t *testing.T) {
 	// Cancelled before anything: no plan.
 	_, err = search.RunProblem(ctx, p, nil)
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// TestCancelWhileWorking cancels from another goroutine at times that
+// fall inside the workers' tasks: the result is still a valid plan (or
+// the context's error, if the initializer had not finished), and the
+// pool's helpers exit with the search.
+func TestCancelWhileWorking(t *testing.T) {
+	p := load(t, "gpt2-small-like-int8", "ethos-u65")
+	before := runtime.NumGoroutine()
+	for _, d := range []time.Duration{0, 100 * time.Microsecond, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
+		ctx, cancel := context.WithCancel(context.Background())
+		stop := time.AfterFunc(d, cancel)
+		r, err := search.RunProblem(ctx, p, &search.Settings{Workers: 4})
+		stop.Stop()
+		cancel()
+		if err != nil {
+			require.ErrorIs(t, err, context.Canceled, "after %v", d)
+			continue
+		}
+		validate(t, p, r, nil)
+	}
+	// (Not require.Eventually: it runs its condition on a goroutine.)
+	for start := time.Now(); runtime.NumGoroutine() > before; time.Sleep(10 * time.Millisecond) {
+		require.Less(t, time.Since(start), 5*time.Second, "goroutines left: %d, before: %d", runtime.NumGoroutine(), before)
+	}
 }
 
 func TestSettings(t *testing.T) {
