@@ -146,7 +146,7 @@ func (in *Initializer) Free(occ *state.Occupancy, v state.View, t int) {
 	}
 	for _, b := range in.p.Prog.Dying(t - 1) {
 		s := state.SegAt(v.BlockSegs(int(b)), t-1)
-		occ.Release(int(b), int(s.Level), s.Offset)
+		occ.Drop(int(b), int(s.Level), s.Offset) // lazy: see Occupancy.Drop
 	}
 }
 

@@ -25,9 +25,29 @@ type levelOcc struct {
 	// share it).
 	spans []Span
 	owned bool
-	// B-tree mode.
-	busy *btree.BTreeG[Span]
-	free *btree.BTreeG[Gap]
+	// B-tree mode, and the releases recorded but not applied yet (see
+	// Occupancy.Drop): every method applies them first (settle).
+	busy    *btree.BTreeG[Span]
+	free    *btree.BTreeG[Gap]
+	pending []pendingRelease
+}
+
+// pendingRelease is a release of block b's spans in [off, end).
+type pendingRelease struct {
+	b        int32
+	off, end int64
+}
+
+// settle applies the pending releases.
+func (lv *levelOcc) settle() {
+	if len(lv.pending) == 0 {
+		return
+	}
+	ps := lv.pending
+	lv.pending = nil
+	for _, r := range ps {
+		lv.release(r.b, r.off, r.end)
+	}
 }
 
 const (
@@ -53,6 +73,7 @@ func newLevelOcc(capacity int64) levelOcc {
 // copy-on-write. It changes lv too (its slice becomes shared), so clones
 // of one level must not be made concurrently.
 func (lv *levelOcc) clone() levelOcc {
+	lv.settle()
 	if lv.busy == nil {
 		lv.owned = false
 		return levelOcc{cap: lv.cap, spans: lv.spans}
@@ -76,6 +97,7 @@ func (lv *levelOcc) search(off int64) int {
 
 // get returns the span that starts at off.
 func (lv *levelOcc) get(off int64) (Span, bool) {
+	lv.settle()
 	if lv.busy != nil {
 		return lv.busy.Get(Span{Off: off})
 	}
@@ -87,6 +109,7 @@ func (lv *levelOcc) get(off int64) (Span, bool) {
 
 // floor returns the last span starting at or before off.
 func (lv *levelOcc) floor(off int64) (Span, bool) {
+	lv.settle()
 	if lv.busy != nil {
 		var r Span
 		ok := false
@@ -102,6 +125,7 @@ func (lv *levelOcc) floor(off int64) (Span, bool) {
 
 // ceil returns the first span starting at or after off.
 func (lv *levelOcc) ceil(off int64) (Span, bool) {
+	lv.settle()
 	if lv.busy != nil {
 		var r Span
 		ok := false
@@ -117,6 +141,7 @@ func (lv *levelOcc) ceil(off int64) (Span, bool) {
 // ascendRange calls fn for the spans starting in [lo, hi), in address
 // order, until fn returns false.
 func (lv *levelOcc) ascendRange(lo, hi int64, fn func(Span) bool) {
+	lv.settle()
 	if lv.busy != nil {
 		lv.busy.AscendRange(Span{Off: lo}, Span{Off: hi}, fn)
 		return
@@ -130,6 +155,7 @@ func (lv *levelOcc) ascendRange(lo, hi int64, fn func(Span) bool) {
 
 // ascend calls fn for every span in address order until fn returns false.
 func (lv *levelOcc) ascend(fn func(Span) bool) {
+	lv.settle()
 	if lv.busy != nil {
 		lv.busy.Ascend(fn)
 		return
@@ -143,6 +169,7 @@ func (lv *levelOcc) ascend(fn func(Span) bool) {
 
 // count returns the number of busy spans.
 func (lv *levelOcc) count() int {
+	lv.settle()
 	if lv.busy != nil {
 		return lv.busy.Len()
 	}
@@ -161,6 +188,7 @@ func (lv *levelOcc) write(extra int) {
 // add inserts a busy span that the caller has checked to lie inside the
 // free gap g, splitting g.
 func (lv *levelOcc) add(s Span, g Gap) {
+	lv.settle()
 	if lv.busy == nil {
 		lv.write(1)
 		lv.spans = slices.Insert(lv.spans, lv.search(s.Off), s)
@@ -183,6 +211,7 @@ func (lv *levelOcc) add(s Span, g Gap) {
 
 // removeSpan frees a busy span, merging the gaps on both sides.
 func (lv *levelOcc) removeSpan(s Span) {
+	lv.settle()
 	if lv.busy == nil {
 		i := lv.search(s.Off)
 		if i == len(lv.spans) || lv.spans[i] != s {
@@ -258,6 +287,7 @@ func (lv *levelOcc) eachGap(fn func(Gap)) {
 // the first gap or a few (best fit, a few candidates per level), and a
 // small level has few spans.
 func (lv *levelOcc) fitGaps(size int64, fn func(Gap) bool) {
+	lv.settle()
 	if lv.busy != nil {
 		lv.free.AscendGreaterOrEqual(Gap{0, size}, fn)
 		return

@@ -37,6 +37,33 @@ func TestLevelModes(t *testing.T) {
 	}
 }
 
+// TestDropIsLazy: in B-tree mode Drop only records the release, and the
+// next read applies it; in slice mode it applies it at once.
+func TestDropIsLazy(t *testing.T) {
+	p := &Problem{}
+	o := &Occupancy{p: p, levels: []levelOcc{newLevelOcc(1 << 20)}}
+	lv := &o.levels[0]
+	for i := 0; i <= smallMax; i++ {
+		off := int64(i) * 16
+		lv.add(Span{off, off + 8, int32(i)}, lv.gapAt(off))
+	}
+	lv.pending = append(lv.pending, pendingRelease{3, 48, 56})
+	if lv.busy == nil || len(lv.pending) != 1 {
+		t.Fatalf("B-tree mode: %v, pending %d", lv.busy != nil, len(lv.pending))
+	}
+	c := o.Clone() // a clone settles its source first
+	if len(lv.pending) != 0 || lv.count() != smallMax || c.levels[0].count() != smallMax {
+		t.Fatalf("after clone: pending %d, %d and %d spans", len(lv.pending), lv.count(), c.levels[0].count())
+	}
+	if _, ok := lv.get(48); ok {
+		t.Fatal("the dropped span is still there")
+	}
+	lv.pending = append(lv.pending, pendingRelease{4, 64, 72})
+	if g := lv.gapAt(60); g != (Gap{Off: 40, End: 80}) {
+		t.Fatalf("a read after a drop: gap %v, want [40,80)", g)
+	}
+}
+
 // gapAt returns the free gap around off (tests only).
 func (lv *levelOcc) gapAt(off int64) Gap {
 	g := Gap{0, lv.cap}

@@ -103,16 +103,39 @@ func (o *Occupancy) Place(b int, l int, off int64) {
 // part of its space by reuse). It returns the number of spans freed.
 func (o *Occupancy) Release(b int, l int, off int64) int {
 	lv := &o.levels[l]
-	end := off + o.p.Foot(b, l)
+	lv.settle()
+	return lv.release(int32(b), off, off+o.p.Foot(b, l))
+}
+
+// Drop is Release without the count, and lazy in a large level (one held
+// in B-trees): there the release is recorded and applied when the level is
+// next read or changed. The search re-plans each candidate on its own copy
+// of the occupancy, and at almost every re-planned timestep a constant
+// dies in the level that holds the weights (thousands of spans); most
+// copies are dropped before anything looks at that level again, so most of
+// those releases, a third of the search's time when done at once, are
+// never done. What any method returns is the same as with Release.
+func (o *Occupancy) Drop(b int, l int, off int64) {
+	lv := &o.levels[l]
+	r := pendingRelease{int32(b), off, off + o.p.Foot(b, l)}
+	if lv.busy != nil {
+		lv.pending = append(lv.pending, r)
+		return
+	}
+	lv.release(r.b, r.off, r.end)
+}
+
+// release frees block b's spans in [off, end); see Release.
+func (lv *levelOcc) release(b int32, off, end int64) int {
 	// The common case: b holds its whole footprint.
-	if s, ok := lv.get(off); ok && s.Block == int32(b) && s.End == end {
+	if s, ok := lv.get(off); ok && s.Block == b && s.End == end {
 		lv.removeSpan(s)
 		return 1
 	}
 	var found [4]Span
 	spans := found[:0]
 	lv.ascendRange(off, end, func(s Span) bool {
-		if s.Block == int32(b) {
+		if s.Block == b {
 			spans = append(spans, s)
 		}
 		return true
@@ -221,6 +244,7 @@ func (o *Occupancy) Spans(l int, fn func(Span) bool) { o.levels[l].ascend(fn) }
 // Largest returns the size of the largest free gap of level l.
 func (o *Occupancy) Largest(l int) int64 {
 	lv := &o.levels[l]
+	lv.settle()
 	var n int64
 	if lv.busy != nil {
 		lv.free.Descend(func(g Gap) bool { n = g.Size(); return false })
@@ -243,6 +267,7 @@ func (o *Occupancy) Busy(l int) int64 {
 func (o *Occupancy) Check() error {
 	for l := range o.levels {
 		lv := &o.levels[l]
+		lv.settle()
 		var want []Gap
 		pos := int64(0)
 		var err error

@@ -359,7 +359,11 @@ func TestOccupancyModesAgainstModel(t *testing.T) {
 		blk := rng.IntN(n)
 		switch {
 		case s.at[blk] >= 0 && (float64(placed) > target(step)*n || rng.IntN(4) == 0):
-			require.Equal(t, 1, s.o.Release(blk, 0, s.at[blk]))
+			if rng.IntN(2) == 0 {
+				require.Equal(t, 1, s.o.Release(blk, 0, s.at[blk]))
+			} else {
+				s.o.Drop(blk, 0, s.at[blk]) // applied when next read
+			}
 			s.at[blk] = -1
 		case s.at[blk] < 0:
 			f := p.Foot(blk, 0)
