@@ -594,10 +594,8 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 		}
 	})
 	// Per unit: detach the block and enumerate its candidates, each with
-	// its own copy of the occupancy; per candidate: apply and re-plan.
-	// One pipeline: workers enumerate units while there are some, and
-	// evaluate the candidates enumerated so far otherwise, longest first,
-	// so that the cores do not wait at a barrier between the two.
+	// its own copy of the occupancy; per candidate: apply and re-plan (see
+	// pipeline).
 	sr.pipeline(ctx, units, t)
 	if err := ctx.Err(); err != nil {
 		return nil, err
