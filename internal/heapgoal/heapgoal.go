@@ -2,11 +2,10 @@
 // heap for hieropt's command line.
 //
 // The search allocates a lot of short-lived data (a copy-on-write state
-// per candidate: about 800 MB over the 4,000-op benchmark) while what it
+// per candidate: about 700 MB over the 4,000-op benchmark) while what it
 // keeps alive is small (5 to 10 MB). With the default GOGC=100 the heap
-// goal is twice the live heap, so the collector ran about 200 times in a
-// 2-second run, and with two cores each cycle also stops and
-// synchronizes both. Start raises the heap goal to a floor while the live
+// goal is twice the live heap, so the collector ran about 200 times per
+// run, and with two cores each cycle also stops and synchronizes both. Start raises the heap goal to a floor while the live
 // heap is small and leaves GOGC's rule alone once the live heap is large:
 // the same trade the Go compiler makes for itself (cmd/compile raises its
 // starting heap the same way). The cost is memory: up to the floor more
