@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,6 +34,7 @@ type benchOptions struct {
 	Repeat        int      `mapstructure:"repeat"`
 	Gen           []int    `mapstructure:"gen"`
 	Cores         []int    `mapstructure:"cores"`
+	Copies        bool     `mapstructure:"copies"`
 	searchOptions `mapstructure:",squash"`
 }
 
@@ -55,10 +57,20 @@ GOMAXPROCS, so a run on 1 core has one core for everything, the garbage
 collector included, and the search's workers set to match), the core counts
 interleaved so that a machine whose speed drifts favours none of them. It
 prints the median time per core count and the speedup of the last count
-over the first, and fails if the plans differ between core counts.`,
+over the first, and fails if the plans differ between core counts.
+
+--copies adds the machine's ceiling for that speedup: with --cores 1,...,N
+it also times N independent one-worker searches run at once on N cores
+(the same problem, nothing shared but the process and the machine) and
+prints N times the one-core time over theirs. That is the speedup N cores
+give when the work needs no coordination at all; what one search reaches
+is at most that, and on a virtual machine whose cores share caches,
+memory bandwidth or a physical core with other tenants it can be well
+under N.`,
 		Example: `  hieropt bench --no-search
   hieropt bench --workloads resnet50-int8 --hw ethos-u55,ethos-u65 --format csv
-  hieropt bench --gen 4000 --hw h100-sm --cores 1,2 --repeat 9`,
+  hieropt bench --gen 4000 --hw h100-sm --cores 1,2 --repeat 9
+  hieropt bench --gen 4000 --hw h100-sm --cores 1,2 --copies --repeat 9`,
 		Args: exactArgs(0),
 	}
 	f := cmd.Flags()
@@ -68,6 +80,7 @@ over the first, and fails if the plans differ between core counts.`,
 	f.Int("repeat", 1, "runs per pair; the median time is reported")
 	f.IntSlice("gen", nil, "instead of --workloads, generated programs of these lengths (hieropt gen, mixed, seed 1)")
 	f.IntSlice("cores", nil, "measure scaling: plan on each of these numbers of cores (e.g. 1,2) and print the speedup")
+	f.Bool("copies", false, "with --cores 1,...,N: also time N independent searches at once on N cores, the speedup's ceiling on this machine")
 	searchFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		var o benchOptions
@@ -93,6 +106,9 @@ over the first, and fails if the plans differ between core counts.`,
 				}
 			}
 		}
+		if o.Copies && (len(o.Cores) < 2 || o.Cores[0] != 1) {
+			return usageErrorf("--copies compares with one core: give --cores 1,N")
+		}
 		if len(o.Workloads) == 0 && len(o.Gen) == 0 {
 			o.Workloads = hieropt.ExampleWorkloads()
 		}
@@ -117,6 +133,7 @@ type benchRow struct {
 	transfers    int
 	elapsed      time.Duration
 	coreTimes    []time.Duration // with --cores: the median per core count
+	copiesTime   time.Duration   // with --copies: the median for N copies on N cores
 	status       string          // "valid", or why there is no plan
 }
 
@@ -169,9 +186,9 @@ func (a *app) bench(o *benchOptions, s *search.Settings) error {
 	}
 	if len(o.Cores) > 0 {
 		if o.Format == "csv" {
-			return writeCoresCSV(a, rows, o.Cores)
+			return writeCoresCSV(a, rows, o.Cores, o.Copies)
 		}
-		writeCoresMD(a, rows, o.Cores)
+		writeCoresMD(a, rows, o.Cores, o.Copies)
 		return nil
 	}
 	switch o.Format {
@@ -185,53 +202,81 @@ func (a *app) bench(o *benchOptions, s *search.Settings) error {
 	return nil
 }
 
+// benchRun is one way bench times a pair: on procs cores (GOMAXPROCS; 0
+// leaves it and the workers as they are), copies searches at once, each
+// with the given workers.
+type benchRun struct {
+	procs, workers, copies int
+}
+
 func (a *app) benchOne(p *state.Problem, o *benchOptions, s *search.Settings, row *benchRow) error {
-	// Without --cores: one "core count", 0, that leaves GOMAXPROCS and
-	// the workers as they are.
-	cores := o.Cores
-	if len(cores) == 0 {
-		cores = []int{0}
-	} else {
+	// Without --cores: one run, on the cores and workers as they are.
+	runs := []benchRun{{copies: 1}}
+	if len(o.Cores) > 0 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+		runs = runs[:0]
+		for _, c := range o.Cores {
+			runs = append(runs, benchRun{procs: c, workers: c, copies: 1})
+		}
+		if o.Copies {
+			n := o.Cores[len(o.Cores)-1]
+			runs = append(runs, benchRun{procs: n, workers: 1, copies: n})
+		}
 	}
-	times := make([][]time.Duration, len(cores))
+	times := make([][]time.Duration, len(runs))
 	var res *search.Result
 	var first []byte // the first plan, to compare the others with
 	for i := 0; i < o.Repeat; i++ {
-		for k := range cores {
+		for k := range runs {
 			if i%2 == 1 {
-				k = len(cores) - 1 - k // every other round in reverse: drift cancels
+				k = len(runs) - 1 - k // every other round in reverse: drift cancels
 			}
+			run := runs[k]
 			sc := *s
-			if c := cores[k]; c > 0 {
-				runtime.GOMAXPROCS(c)
-				sc.Workers = c
+			if run.procs > 0 {
+				runtime.GOMAXPROCS(run.procs)
+				sc.Workers = run.workers
 				runtime.GC() // each run starts from a collected heap
 			}
+			results := make([]*search.Result, run.copies)
+			errs := make([]error, run.copies)
+			var wg sync.WaitGroup
 			start := time.Now()
-			r, _, err := a.plan(context.Background(), p, &optimizeOptions{Quiet: true, searchOptions: o.searchOptions}, &sc)
-			times[k] = append(times[k], time.Since(start))
-			if err != nil {
-				var ie *actions.InfeasibleError
-				if errors.As(err, &ie) {
-					row.status = "no plan: " + shortReason(err)
-					return nil
-				}
-				return err
+			for c := range run.copies {
+				wg.Go(func() {
+					sc := sc
+					results[c], _, errs[c] = a.plan(context.Background(), p, &optimizeOptions{Quiet: true, searchOptions: o.searchOptions}, &sc)
+				})
 			}
-			res = r
-			if len(o.Cores) > 0 {
-				js, err := json.Marshal(plan.FromLayout(p, r.Layout))
-				if err != nil {
-					return internalErrorf("bench %s on %s: %v", p.Prog.Name, p.HW.Name, err)
+			wg.Wait()
+			times[k] = append(times[k], time.Since(start))
+			for c, r := range results {
+				if err := errs[c]; err != nil {
+					var ie *actions.InfeasibleError
+					if errors.As(err, &ie) {
+						row.status = "no plan: " + shortReason(err)
+						return nil
+					}
+					return err
 				}
-				if first == nil {
-					first = js
-				} else if !bytes.Equal(js, first) {
-					return internalErrorf("bench %s on %s: the plan on %d cores differs from the plan on %d", p.Prog.Name, p.HW.Name, cores[k], cores[0])
+				res = r
+				if len(o.Cores) > 0 {
+					js, err := json.Marshal(plan.FromLayout(p, r.Layout))
+					if err != nil {
+						return internalErrorf("bench %s on %s: %v", p.Prog.Name, p.HW.Name, err)
+					}
+					if first == nil {
+						first = js
+					} else if !bytes.Equal(js, first) {
+						return internalErrorf("bench %s on %s: the plan on %d cores (%d workers) differs from the plan on %d", p.Prog.Name, p.HW.Name, run.procs, run.workers, runs[0].procs)
+					}
 				}
 			}
 		}
+	}
+	if o.Copies {
+		row.copiesTime = median(times[len(times)-1])
+		times = times[:len(times)-1]
 	}
 	for _, ts := range times {
 		row.coreTimes = append(row.coreTimes, median(ts))
@@ -390,45 +435,70 @@ func writeBenchCSV(a *app, rows []benchRow) error {
 	return cw.Error()
 }
 
-func writeCoresMD(a *app, rows []benchRow, cores []int) {
+func writeCoresMD(a *app, rows []benchRow, cores []int, copies bool) {
 	w := a.stdout
+	n := cores[len(cores)-1]
 	head, rule := "| workload | profile |", "| --- | --- |"
 	for _, c := range cores {
 		head += " " + plural(c, "core") + " |"
 		rule += " ---: |"
 	}
-	fmt.Fprintf(w, "%s speedup | plans |\n%s ---: | --- |\n", head, rule)
+	head += " speedup |"
+	rule += " ---: |"
+	if copies {
+		head += fmt.Sprintf(" %d copies | ceiling |", n)
+		rule += " ---: | ---: |"
+	}
+	blank := len(cores)
+	if copies {
+		blank += 2
+	}
+	fmt.Fprintf(w, "%s plans |\n%s --- |\n", head, rule)
 	for _, r := range rows {
 		if r.status != "valid" {
-			fmt.Fprintf(w, "| %s | %s |%s | %s |\n", r.workload, r.hw, strings.Repeat(" |", len(cores)), strings.ReplaceAll(r.status, "|", "/"))
+			fmt.Fprintf(w, "| %s | %s |%s | %s |\n", r.workload, r.hw, strings.Repeat(" |", blank), strings.ReplaceAll(r.status, "|", "/"))
 			continue
 		}
 		fmt.Fprintf(w, "| %s | %s |", r.workload, r.hw)
 		for _, t := range r.coreTimes {
 			fmt.Fprintf(w, " %s |", fmtDuration(t))
 		}
-		fmt.Fprintf(w, " %.2fx | valid, identical |\n", speedup(r.coreTimes))
+		fmt.Fprintf(w, " %.2fx |", speedup(r.coreTimes))
+		if copies {
+			fmt.Fprintf(w, " %s | %.2fx |", fmtDuration(r.copiesTime), ceiling(r, n))
+		}
+		fmt.Fprintln(w, " valid, identical |")
 	}
 }
 
-func writeCoresCSV(a *app, rows []benchRow, cores []int) error {
+func writeCoresCSV(a *app, rows []benchRow, cores []int, copies bool) error {
 	cw := csv.NewWriter(a.stdout)
+	n := cores[len(cores)-1]
 	head := []string{"workload", "profile"}
 	for _, c := range cores {
 		head = append(head, fmt.Sprintf("seconds_%d_cores", c))
 	}
-	if err := cw.Write(append(head, "speedup", "status")); err != nil {
+	head = append(head, "speedup")
+	if copies {
+		head = append(head, fmt.Sprintf("seconds_%d_copies", n), "ceiling")
+	}
+	if err := cw.Write(append(head, "status")); err != nil {
 		return err
 	}
+	secs := func(t time.Duration) string { return strconv.FormatFloat(t.Seconds(), 'f', 6, 64) }
+	ratio := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 	for _, r := range rows {
 		rec := []string{r.workload, r.hw}
 		if r.status != "valid" {
-			rec = append(rec, make([]string, len(cores)+1)...)
+			rec = append(rec, make([]string, len(head)-2)...)
 		} else {
 			for _, t := range r.coreTimes {
-				rec = append(rec, strconv.FormatFloat(t.Seconds(), 'f', 6, 64))
+				rec = append(rec, secs(t))
 			}
-			rec = append(rec, strconv.FormatFloat(speedup(r.coreTimes), 'f', 3, 64))
+			rec = append(rec, ratio(speedup(r.coreTimes)))
+			if copies {
+				rec = append(rec, secs(r.copiesTime), ratio(ceiling(r, n)))
+			}
 		}
 		if err := cw.Write(append(rec, r.status)); err != nil {
 			return err
@@ -436,6 +506,15 @@ func writeCoresCSV(a *app, rows []benchRow, cores []int) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// ceiling is the speedup of n independent searches at once on n cores
+// over one search on one core: n times the one-core time over theirs.
+func ceiling(r benchRow, n int) float64 {
+	if len(r.coreTimes) == 0 || r.copiesTime <= 0 {
+		return 0
+	}
+	return float64(n) * float64(r.coreTimes[0]) / float64(r.copiesTime)
 }
 
 // speedup is the time on the first core count over the time on the last.

@@ -43,12 +43,38 @@ func TestBenchCores(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, valid, 3)
 
+	// --copies: N one-worker searches at once on N cores; the ceiling is
+	// N times the one-core time over theirs.
+	r = runCLI(t, "", "bench", "--workloads", "resnet50-int8", "--hw", "ethos-u55",
+		"--cores", "1,2", "--copies", "--repeat", "2", "--format", "csv")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, procs, runtime.GOMAXPROCS(0))
+	recs, err = csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"workload", "profile", "seconds_1_cores", "seconds_2_cores", "speedup", "seconds_2_copies", "ceiling", "status"}, recs[0])
+	require.Len(t, recs, 2)
+	require.Equal(t, "valid", recs[1][7])
+	var v [5]float64
+	for i := range v {
+		v[i], err = strconv.ParseFloat(recs[1][2+i], 64)
+		require.NoError(t, err)
+		require.Positive(t, v[i])
+	}
+	assert.InEpsilon(t, 2*v[0]/v[3], v[4], 0.05)
+
+	r = runCLI(t, "", "bench", "--workloads", "seed000-example", "--hw", "ethos-u55", "--cores", "1,3", "--copies")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "| workload | profile | 1 core | 3 cores | speedup | 3 copies | ceiling | plans |")
+	assert.Regexp(t, `\| seed000-example \| ethos-u55 \| .+ \| .+ \| \d+\.\d\dx \| .+ \| \d+\.\d\dx \| valid, identical \|`, r.stdout)
+
 	r = runCLI(t, "", "bench", "--workloads", "seed000-example", "--hw", "ethos-u55", "--cores", "1,2,3")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "| workload | profile | 1 core | 2 cores | 3 cores | speedup | plans |")
 	assert.Regexp(t, `\| seed000-example \| ethos-u55 \| .+ \| .+ \| .+ \| \d+\.\d\dx \| valid, identical \|`, r.stdout)
 
 	for _, c := range []struct{ args, err string }{
+		{"--copies", "--copies compares with one core: give --cores 1,N"},
+		{"--cores 2,1 --copies", "--copies compares with one core: give --cores 1,N"},
 		{"--cores 0", "--cores 0: want at least 1"},
 		{"--cores 1,2 -j 2", "--cores sets the workers to the number of cores: drop -j"},
 		{"--cores 1,2 --format grid", "--cores prints times per core count: use --format md or csv"},
