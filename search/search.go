@@ -749,7 +749,7 @@ func (sr *searcher) enumerate(u *unit, t int) {
 func (sr *searcher) evaluate(j job, t int) (*node, int) {
 	p := sr.p
 	b := j.cand.Block
-	child := j.parent.ov.Clone()
+	child := j.parent.ov.Fork() // flattened if it enters the beam
 	occ := j.occ
 	actions.Apply(occ, child, j.cand)
 	changed := []int{b}
@@ -761,6 +761,7 @@ func (sr *searcher) evaluate(j job, t int) (*node, int) {
 		delta += sr.model.BlockCost(p, c, child.BlockSegs(c)) - sr.model.BlockCost(p, c, j.parent.ov.BlockSegs(c))
 	}
 	d, steps, ok := sr.replan(child, occ, j.parent.ov, t, changed)
+	occ.Recycle() // the candidate's occupancy was only for re-planning
 	if !ok {
 		return nil, steps
 	}
@@ -833,6 +834,7 @@ func (sr *searcher) materialize(n *node) {
 	occ := n.parent.occ.Clone()
 	actions.Detach(occ, n.parent.ov, n.cand.Block, n.cand.At)
 	actions.ApplyOcc(occ, n.parent.ov, n.cand)
+	n.ov.Flatten() // its children fork it
 	n.occ, n.parent = occ, nil
 }
 

@@ -2,6 +2,7 @@ package state
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/google/btree"
 )
@@ -29,7 +30,7 @@ type levelOcc struct {
 	// Occupancy.Drop): every method applies them first (settle).
 	busy    *btree.BTreeG[Span]
 	free    *btree.BTreeG[Gap]
-	pending []pendingRelease
+	pending *pendingList
 }
 
 // pendingRelease is a release of block b's spans in [off, end).
@@ -38,15 +39,56 @@ type pendingRelease struct {
 	off, end int64
 }
 
+// pendingList holds a level's pending releases. Lists come from, and go
+// back to, pendingLists (see Occupancy.Recycle): the search makes one
+// occupancy per candidate, and allocating a list for each was a sixth of
+// its allocation.
+type pendingList struct{ rs []pendingRelease }
+
+var pendingLists = sync.Pool{New: func() any { return &pendingList{rs: make([]pendingRelease, 0, 32)} }}
+
 // settle applies the pending releases.
 func (lv *levelOcc) settle() {
-	if len(lv.pending) == 0 {
+	if lv.pending == nil || len(lv.pending.rs) == 0 {
 		return
 	}
-	ps := lv.pending
-	lv.pending = nil
-	for _, r := range ps {
+	pl := lv.pending
+	lv.pending = nil // release reads the level: nothing is pending then
+	for _, r := range pl.rs {
 		lv.release(r.b, r.off, r.end)
+	}
+	pl.rs = pl.rs[:0]
+	lv.pending = pl // the next releases reuse the list
+}
+
+// drop records release r in B-tree mode and applies it at once in slice
+// mode (see Occupancy.Drop).
+func (lv *levelOcc) drop(r pendingRelease) {
+	if lv.busy == nil {
+		lv.release(r.b, r.off, r.end)
+		return
+	}
+	if lv.pending == nil {
+		lv.pending = pendingLists.Get().(*pendingList)
+	}
+	lv.pending.rs = append(lv.pending.rs, r)
+}
+
+// npending returns the number of releases recorded and not applied.
+func (lv *levelOcc) npending() int {
+	if lv.pending == nil {
+		return 0
+	}
+	return len(lv.pending.rs)
+}
+
+// recycle gives the level's pending list back to pendingLists, dropping
+// what is on it: the level is not used again.
+func (lv *levelOcc) recycle() {
+	if pl := lv.pending; pl != nil {
+		lv.pending = nil
+		pl.rs = pl.rs[:0]
+		pendingLists.Put(pl)
 	}
 }
 

@@ -47,20 +47,31 @@ func TestDropIsLazy(t *testing.T) {
 		off := int64(i) * 16
 		lv.add(Span{off, off + 8, int32(i)}, lv.gapAt(off))
 	}
-	lv.pending = append(lv.pending, pendingRelease{3, 48, 56})
-	if lv.busy == nil || len(lv.pending) != 1 {
-		t.Fatalf("B-tree mode: %v, pending %d", lv.busy != nil, len(lv.pending))
+	lv.drop(pendingRelease{3, 48, 56})
+	if lv.busy == nil || lv.npending() != 1 {
+		t.Fatalf("B-tree mode: %v, pending %d", lv.busy != nil, lv.npending())
 	}
 	c := o.Clone() // a clone settles its source first
-	if len(lv.pending) != 0 || lv.count() != smallMax || c.levels[0].count() != smallMax {
-		t.Fatalf("after clone: pending %d, %d and %d spans", len(lv.pending), lv.count(), c.levels[0].count())
+	if lv.npending() != 0 || lv.count() != smallMax || c.levels[0].count() != smallMax {
+		t.Fatalf("after clone: pending %d, %d and %d spans", lv.npending(), lv.count(), c.levels[0].count())
 	}
 	if _, ok := lv.get(48); ok {
 		t.Fatal("the dropped span is still there")
 	}
-	lv.pending = append(lv.pending, pendingRelease{4, 64, 72})
+	lv.drop(pendingRelease{4, 64, 72})
 	if g := lv.gapAt(60); g != (Gap{Off: 40, End: 80}) {
 		t.Fatalf("a read after a drop: gap %v, want [40,80)", g)
+	}
+	// A clone with releases pending, recycled: its list goes back (the
+	// releases with it) and the source is untouched.
+	cl := &c.levels[0]
+	cl.drop(pendingRelease{5, 80, 88})
+	c.Recycle()
+	if cl.pending != nil || lv.count() != smallMax-1 {
+		t.Fatalf("after Recycle: list %v, source %d spans", cl.pending, lv.count())
+	}
+	if _, ok := lv.get(80); !ok {
+		t.Fatal("the clone's release reached the source")
 	}
 }
 

@@ -51,6 +51,17 @@ func (o *Occupancy) Clone() *Occupancy {
 	return c
 }
 
+// Recycle declares that o is not used again: memory it holds for itself
+// alone (its lists of pending releases) goes back for reuse by other
+// occupancies. o must not be used afterwards; clones of o made before
+// are not affected.
+func (o *Occupancy) Recycle() {
+	for l := range o.levels {
+		o.levels[l].recycle()
+	}
+	o.levels = nil
+}
+
 // Problem returns the problem the occupancy belongs to.
 func (o *Occupancy) Problem() *Problem { return o.p }
 
@@ -117,12 +128,7 @@ func (o *Occupancy) Release(b int, l int, off int64) int {
 // never done. What any method returns is the same as with Release.
 func (o *Occupancy) Drop(b int, l int, off int64) {
 	lv := &o.levels[l]
-	r := pendingRelease{int32(b), off, off + o.p.Foot(b, l)}
-	if lv.busy != nil {
-		lv.pending = append(lv.pending, r)
-		return
-	}
-	lv.release(r.b, r.off, r.end)
+	lv.drop(pendingRelease{int32(b), off, off + o.p.Foot(b, l)})
 }
 
 // release frees block b's spans in [off, end); see Release.

@@ -1,6 +1,7 @@
 package state_test
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -123,6 +124,54 @@ func TestOverlayCloneIsIndependent(t *testing.T) {
 	c.MoveAt(0, 4, state.Pos{Level: 1, Offset: 96})
 	assert.Equal(t, []state.Seg{seg(0, 0, 0), seg(4, 1, 96)}, c.BlockSegs(0))
 	assert.Equal(t, []state.Seg{seg(0, 0, 0), seg(4, 1, 64)}, ov.BlockSegs(0))
+}
+
+// TestOverlayFork: a fork reads through the overlay it came from, keeps
+// its own changes (including a change back to the base, which hides the
+// other's), and flattens, clones and applies to what it reads as.
+func TestOverlayFork(t *testing.T) {
+	base := baseLayout()
+	want := base.Clone()
+	ov := state.NewOverlay(base)
+	ov.SetFirst(0, seg(0, 1, 32))
+	ov.SetFirst(3, seg(0, 1, 64))
+	f := ov.Fork()
+	assert.Equal(t, ov.BlockSegs(0), f.BlockSegs(0))
+	assert.Equal(t, 2, f.Len())
+	f.SetFirst(0, seg(0, 0, 0)) // the base's: hides ov's change
+	f.SetFirst(2, seg(2, 0, 8))
+	f.SetFirst(3, seg(0, 1, 64)) // what ov has: nothing to record
+	assert.Equal(t, base.Segs[0], f.BlockSegs(0))
+	assert.Equal(t, []state.Seg{seg(2, 0, 8)}, f.BlockSegs(2))
+	assert.Equal(t, []int{2, 3}, f.Patched())
+	assert.Equal(t, 2, f.Len())
+	// ov is untouched.
+	assert.Equal(t, []state.Seg{seg(0, 1, 32)}, ov.BlockSegs(0))
+	assert.Equal(t, []int{0, 3}, ov.Patched())
+	// A fork of a fork and a clone of a fork are flat copies.
+	for _, c := range []*state.Overlay{f.Fork(), f.Clone()} {
+		for b := range base.Segs {
+			assert.Equal(t, f.BlockSegs(b), c.BlockSegs(b), "block %d", b)
+		}
+		c.SetFirst(5, seg(0, 1, 0))
+		assert.Equal(t, base.Segs[5], f.BlockSegs(5))
+	}
+	// Flattened, f no longer reads ov: ov may change.
+	f.Flatten()
+	ov.SetFirst(2, seg(2, 1, 256))
+	ov.SetFirst(0, seg(0, 1, 96))
+	assert.Equal(t, []state.Seg{seg(2, 0, 8)}, f.BlockSegs(2))
+	assert.Equal(t, base.Segs[0], f.BlockSegs(0))
+	assert.Equal(t, []int{2, 3}, f.Patched())
+	assert.True(t, want.Equal(base), "the base is never written")
+	// Applying a fork writes what it reads as.
+	g := ov.Fork()
+	g.SetFirst(4, seg(0, 0, 1024))
+	g.Apply()
+	assert.Equal(t, []state.Seg{seg(0, 1, 96)}, base.Segs[0])
+	assert.Equal(t, []state.Seg{seg(2, 1, 256)}, base.Segs[2])
+	assert.Equal(t, []state.Seg{seg(0, 0, 1024)}, base.Segs[4])
+	assert.Equal(t, 0, g.Len())
 }
 
 func TestOverlayApply(t *testing.T) {
@@ -343,4 +392,77 @@ func TestIntervalsClone(t *testing.T) {
 	assert.Equal(t, []state.Gap{{Off: 0, End: 20}, {Off: 30, End: 40}}, ranges(c, 50))
 	assert.Equal(t, 1, s.Len())
 	assert.Equal(t, 2, c.Len())
+}
+
+// TestOverlayModel: random changes to an overlay and forks of it, checked
+// after each against whole layouts changed the same way. Patches grow
+// past the small array into a map and shrink again.
+func TestOverlayModel(t *testing.T) {
+	const blocks = 64
+	rng := rand.New(rand.NewPCG(1, 2))
+	base := &state.Layout{Segs: make([][]state.Seg, blocks)}
+	for b := range base.Segs {
+		base.Segs[b] = []state.Seg{seg(0, int32(b%2), int64(b)*64)}
+	}
+	orig := base.Clone()
+	pick := func() state.Seg { return seg(0, int32(rng.IntN(2)), int64(rng.IntN(blocks))*64) }
+	check := func(ov *state.Overlay, want *state.Layout, what string) {
+		t.Helper()
+		var patched []int
+		for b := range blocks {
+			require.Equal(t, want.Segs[b], ov.BlockSegs(b), "%s: block %d", what, b)
+			if !slices.Equal(want.Segs[b], base.Segs[b]) {
+				patched = append(patched, b)
+			}
+		}
+		require.Equal(t, len(patched), ov.Len(), what)
+		if len(patched) == 0 {
+			require.Empty(t, ov.Patched(), what)
+		} else {
+			require.Equal(t, patched, ov.Patched(), what)
+		}
+	}
+	for round := range 20 {
+		ov := state.NewOverlay(base)
+		want := base.Clone()
+		n := 1 + rng.IntN(3*blocks)
+		for range n {
+			b := rng.IntN(blocks)
+			if rng.IntN(4) == 0 {
+				want.Segs[b] = slices.Clone(base.Segs[b]) // back to the base
+			} else {
+				want.Segs[b] = []state.Seg{pick()}
+			}
+			ov.SetFirst(b, want.Segs[b][0])
+		}
+		check(ov, want, "overlay")
+		f := ov.Fork()
+		fwant := want.Clone()
+		for range rng.IntN(3 * blocks) {
+			b := rng.IntN(blocks)
+			switch rng.IntN(3) {
+			case 0:
+				fwant.Segs[b] = slices.Clone(base.Segs[b])
+				f.Set(b, slices.Clone(base.Segs[b]))
+			case 1:
+				fwant.Segs[b] = slices.Clone(want.Segs[b])
+				f.SetFirst(b, want.Segs[b][0]) // what ov has
+			default:
+				fwant.Segs[b] = []state.Seg{pick()}
+				f.SetFirst(b, fwant.Segs[b][0])
+			}
+		}
+		check(f, fwant, "fork")
+		check(ov, want, "overlay after its fork changed")
+		check(f.Clone(), fwant, "clone of the fork")
+		f.Flatten()
+		check(f, fwant, "flattened fork")
+		if round%2 == 0 {
+			f.Apply()
+			require.True(t, fwant.Equal(base), "applied")
+			check(f, fwant, "fork after Apply")
+			base = orig.Clone()
+		}
+	}
+	require.True(t, orig.Equal(base))
 }
