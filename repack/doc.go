@@ -75,6 +75,12 @@
 // shipped network has blocks) is not packed at all, and the insertions of
 // one level stop after visiting Settings.MaxVisits buffers (2^24), largest
 // savings first.
+//
+// With Settings.Workers > 1 the insertions of upcoming candidates are
+// looked for ahead, several at once on the workers, against the level as
+// it is; the pass takes their answers in its own order and forgets them
+// when an insertion changes the level (see prober), so the result is the
+// same with any number of workers.
 
 // Insertion alone finds most promotions on the shipped workloads: the
 // searched plans leave room in fast levels where a block from a slower one

@@ -84,6 +84,7 @@ func TestEveryShippedPair(t *testing.T) {
 			r, err := repack.Run(context.Background(), p, lay, &repack.Settings{Check: true})
 			require.NoError(t, err)
 			assert.True(t, in.Equal(lay), "the input layout is not changed")
+			sameWithWorkers(t, p, lay, &repack.Settings{}, r)
 			valid(t, p, r)
 			assert.Equal(t, costmodel.Total(costmodel.Seed003{}, p, lay), r.InputCost)
 			if r.Layout.Equal(lay) {
@@ -103,6 +104,21 @@ func TestEveryShippedPair(t *testing.T) {
 	assert.GreaterOrEqual(t, pairs, 160)
 	assert.Greater(t, improved, pairs/3, "repacking improves many initial plans")
 	t.Logf("%d plans, %d improved, %d blocks promoted", pairs, improved, promoted)
+}
+
+// sameWithWorkers repacks lay again with 3 workers probing ahead and
+// checks that the result and the statistics are want's.
+func sameWithWorkers(t *testing.T, p *state.Problem, lay *state.Layout, s *repack.Settings, want *repack.Result) {
+	t.Helper()
+	c := *s
+	c.Workers = 3
+	got, err := repack.Run(context.Background(), p, lay, &c)
+	require.NoError(t, err)
+	require.True(t, want.Layout.Equal(got.Layout), "%s on %s: 3 workers repack differently", p.Prog.Name, p.HW.Name)
+	require.Equal(t, want.Cost, got.Cost)
+	ws, gs := want.Stats, got.Stats
+	ws.Time, gs.Time = 0, 0
+	require.Equal(t, ws, gs, "%s on %s", p.Prog.Name, p.HW.Name)
 }
 
 // TestFragmentation is the case repacking is for. Four 1024-byte blocks
@@ -292,4 +308,12 @@ func TestLongProgramLimits(t *testing.T) {
 	assert.Zero(t, full.Stats.Cut)
 	assert.Less(t, full.Cost, a.Cost, "the cut drops insertions")
 	assert.Greater(t, full.Stats.Inserted, a.Stats.Inserted)
+	// Probing ahead on workers changes neither: the cut falls at the same
+	// candidate.
+	sameWithWorkers(t, p, lay, &repack.Settings{MaxVisits: 2000, MaxBuffers: 1}, a)
+	sameWithWorkers(t, p, lay, &repack.Settings{MaxBuffers: 1}, full)
+	packed, err := repack.Run(context.Background(), p, lay, nil)
+	require.NoError(t, err)
+	assert.Positive(t, packed.Stats.Packings)
+	sameWithWorkers(t, p, lay, &repack.Settings{}, packed)
 }

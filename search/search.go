@@ -53,7 +53,8 @@ type Settings struct {
 	// TimeLimit stops the search after this long and returns the best
 	// committed plan (Status TimeLimit). Default (0): no limit.
 	TimeLimit time.Duration
-	// Workers is the number of goroutines that evaluate candidates.
+	// Workers is the number of goroutines that evaluate candidates (and
+	// that look ahead for repacking's insertions, repack.Settings.Workers).
 	// Default (0): runtime.GOMAXPROCS(0). The plan does not depend on it.
 	Workers int
 	// CostModel prices states. Default (nil): costmodel.Seed003.
@@ -263,7 +264,7 @@ func RunProblem(ctx context.Context, p *state.Problem, s *Settings) (*Result, er
 	// time limit too; only a cancellation skips it (or stops it: what it
 	// accepted until then stands).
 	if cfg.Repack > 0 && outer.Err() == nil {
-		rr, err := repack.Run(outer, p, lay, &repack.Settings{Packings: cfg.Repack, CostModel: sr.model, Check: cfg.Check})
+		rr, err := repack.Run(outer, p, lay, &repack.Settings{Packings: cfg.Repack, CostModel: sr.model, Check: cfg.Check, Workers: cfg.Workers})
 		if err != nil {
 			panic(fmt.Sprintf("search: repacking the committed plan: %v", err)) // the plan is complete
 		}
