@@ -73,6 +73,9 @@ func (p *pool) run(n int, f func()) {
 // each calls f(i) for every i in [0, n), on the caller and up to n-1
 // helpers, and returns when all calls have returned.
 func (p *pool) each(n int, f func(i int)) {
+	if n <= 0 {
+		return
+	}
 	if n == 1 {
 		f(0)
 		return

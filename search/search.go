@@ -459,9 +459,7 @@ func (sr *searcher) run(ctx context.Context) Status {
 			if sr.cfg.Beam > 0 && len(beam) > sr.cfg.Beam {
 				beam = beam[:sr.cfg.Beam]
 			}
-			for _, n := range beam {
-				sr.materialize(n)
-			}
+			sr.materialize(beam)
 			if !(beam[0].cost < before-1e-12*max(1, before)) {
 				break // no better state this round
 			}
@@ -569,9 +567,6 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 			sr.stats.Skipped++
 			continue
 		}
-		if sr.cfg.Actions[actions.Evict] {
-			sr.evictSpace(n) // made here: workers share n
-		}
 		for _, bi := range sr.blocks[t] {
 			b := int(bi)
 			if !actions.Eligible(p, n.ov, b, t) || sr.cfg.Horizon > 0 && p.Block(b).Last-t > sr.cfg.Horizon {
@@ -587,11 +582,17 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 	}
 	// Each unit works on its own copy of its state's occupancy. Cloning
 	// marks the source's data shared, so one goroutine clones all the
-	// copies of one state; the states' clones are made in parallel.
+	// copies of one state; the states' clones are made in parallel, and
+	// so is the space for evictions of each state that has units (made
+	// here: the workers share it).
 	owners = append(owners, len(units))
 	sr.pool.each(len(beam), func(i int) {
-		for _, u := range units[owners[i]:owners[i+1]] {
+		us := units[owners[i]:owners[i+1]]
+		for _, u := range us {
 			u.occ = u.parent.occ.Clone()
+		}
+		if len(us) > 0 && sr.cfg.Actions[actions.Evict] {
+			sr.evictSpace(beam[i])
 		}
 	})
 	// Per unit: detach the block and enumerate its candidates, each with
@@ -825,18 +826,28 @@ func (sr *searcher) replan(child *state.Overlay, occ *state.Occupancy, parent *s
 	return delta, steps, true
 }
 
-// materialize makes the occupancy of a candidate state that entered the
-// beam: its parent's, with the candidate's action applied. (Candidates do
-// not keep one: most never enter the beam.)
-func (sr *searcher) materialize(n *node) {
-	if n.occ != nil {
-		return
+// materialize makes the occupancies of the candidate states that entered
+// the beam: each its parent's, with the candidate's action applied.
+// (Candidates do not keep one: most never enter the beam.) The copies are
+// made on the caller, since cloning marks the source shared; the actions
+// are applied in parallel, each to its own copy.
+func (sr *searcher) materialize(beam []*node) {
+	var todo []*node
+	for _, n := range beam {
+		if n.occ == nil {
+			n.occ = n.parent.occ.Clone()
+			todo = append(todo, n)
+		}
 	}
-	occ := n.parent.occ.Clone()
-	actions.Detach(occ, n.parent.ov, n.cand.Block, n.cand.At)
-	actions.ApplyOcc(occ, n.parent.ov, n.cand)
-	n.ov.Flatten() // its children fork it
-	n.occ, n.parent = occ, nil
+	sr.pool.each(len(todo), func(i int) {
+		n := todo[i]
+		actions.Detach(n.occ, n.parent.ov, n.cand.Block, n.cand.At)
+		actions.ApplyOcc(n.occ, n.parent.ov, n.cand)
+		n.ov.Flatten() // its children fork it
+	})
+	for _, n := range todo {
+		n.parent = nil
+	}
 }
 
 // check verifies the committed state after a commit at timestep t.
