@@ -456,10 +456,19 @@ func (sr *searcher) run(ctx context.Context) Status {
 			slices.SortStableFunc(beam, func(a, b *node) int {
 				return cmp.Or(cmp.Compare(a.cost, b.cost), cmp.Compare(a.seq, b.seq))
 			})
+			var out []*node // the candidates left out of the beam
 			if sr.cfg.Beam > 0 && len(beam) > sr.cfg.Beam {
+				out = beam[sr.cfg.Beam:]
 				beam = beam[:sr.cfg.Beam]
 			}
 			sr.materialize(beam)
+			// Those of this round are leaves (nothing forked them): their
+			// overlays go to later candidates.
+			for _, c := range out {
+				if c.t == t && c.round == round+1 {
+					c.ov.Recycle()
+				}
+			}
 			if !(beam[0].cost < before-1e-12*max(1, before)) {
 				break // no better state this round
 			}
@@ -765,6 +774,7 @@ func (sr *searcher) evaluate(j job, t int) (*node, int) {
 	d, steps, ok := sr.replan(child, occ, j.parent.ov, t, changed)
 	occ.Recycle() // the candidate's occupancy was only for re-planning
 	if !ok {
+		child.Recycle()
 		return nil, steps
 	}
 	acts := make([]actions.Kind, len(j.parent.actions), len(j.parent.actions)+1)

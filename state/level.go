@@ -82,9 +82,13 @@ func (lv *levelOcc) npending() int {
 	return len(lv.pending.rs)
 }
 
-// recycle gives the level's pending list back to pendingLists, dropping
-// what is on it: the level is not used again.
+// recycle gives the level's span slice (if its own) and pending list back
+// for reuse, dropping what is on them: the level is not used again.
 func (lv *levelOcc) recycle() {
+	if lv.busy == nil && lv.owned {
+		putSpans(lv.spans) // owned: no clone shares it
+		lv.spans = nil
+	}
 	if pl := lv.pending; pl != nil {
 		lv.pending = nil
 		pl.rs = pl.rs[:0]
@@ -221,9 +225,49 @@ func (lv *levelOcc) count() int {
 // write makes the slice this occupancy's own before a change.
 func (lv *levelOcc) write(extra int) {
 	if !lv.owned {
-		s := make([]Span, len(lv.spans), len(lv.spans)+max(extra, 4))
+		s := getSpans(len(lv.spans) + max(extra, 4))[:len(lv.spans)]
 		copy(s, lv.spans)
 		lv.spans, lv.owned = s, true
+	}
+}
+
+// Span slices of a few capacities are recycled (see Occupancy.Recycle):
+// the search copies a small level's slice in every candidate that
+// changes it, a tenth of its allocation when each copy was new.
+const (
+	spansS = 16
+	spansM = 64
+	spansL = smallMax + 16
+)
+
+var (
+	poolS = sync.Pool{New: func() any { return new([spansS]Span) }}
+	poolM = sync.Pool{New: func() any { return new([spansM]Span) }}
+	poolL = sync.Pool{New: func() any { return new([spansL]Span) }}
+)
+
+// getSpans returns an empty slice of at least n capacity.
+func getSpans(n int) []Span {
+	switch {
+	case n <= spansS:
+		return poolS.Get().(*[spansS]Span)[:0]
+	case n <= spansM:
+		return poolM.Get().(*[spansM]Span)[:0]
+	case n <= spansL:
+		return poolL.Get().(*[spansL]Span)[:0]
+	}
+	return make([]Span, 0, n)
+}
+
+// putSpans recycles s, which nothing else refers to.
+func putSpans(s []Span) {
+	switch cap(s) {
+	case spansS:
+		poolS.Put((*[spansS]Span)(s[:spansS]))
+	case spansM:
+		poolM.Put((*[spansM]Span)(s[:spansM]))
+	case spansL:
+		poolL.Put((*[spansL]Span)(s[:spansL]))
 	}
 }
 

@@ -2,6 +2,8 @@ package state
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 )
 
 // Span is a busy range [Off, End) of a level, held by block Block.
@@ -44,7 +46,12 @@ func NewOccupancy(p *Problem) *Occupancy {
 // (see levelOcc). It marks o's data shared too: clones of one occupancy
 // must not be made concurrently.
 func (o *Occupancy) Clone() *Occupancy {
-	c := &Occupancy{p: o.p, levels: make([]levelOcc, len(o.levels))}
+	c := occupancies.Get().(*Occupancy)
+	c.p = o.p
+	if cap(c.levels) < len(o.levels) {
+		c.levels = make([]levelOcc, len(o.levels))
+	}
+	c.levels = c.levels[:len(o.levels)]
 	for l := range o.levels {
 		c.levels[l] = o.levels[l].clone()
 	}
@@ -52,15 +59,20 @@ func (o *Occupancy) Clone() *Occupancy {
 }
 
 // Recycle declares that o is not used again: memory it holds for itself
-// alone (its lists of pending releases) goes back for reuse by other
-// occupancies. o must not be used afterwards; clones of o made before
+// alone (its lists of pending releases, the span slices of small levels
+// that it changed) goes back for reuse by other occupancies. o must not be used afterwards; clones of o made before
 // are not affected.
 func (o *Occupancy) Recycle() {
 	for l := range o.levels {
 		o.levels[l].recycle()
 	}
-	o.levels = nil
+	clear(o.levels) // let the shared data go
+	o.p = nil
+	occupancies.Put(o)
 }
+
+// occupancies holds recycled occupancies for Clone (see Recycle).
+var occupancies = sync.Pool{New: func() any { return new(Occupancy) }}
 
 // Problem returns the problem the occupancy belongs to.
 func (o *Occupancy) Problem() *Problem { return o.p }
@@ -163,7 +175,8 @@ func (o *Occupancy) Reuse(a, b int, l int, off int64) {
 		panic(fmt.Sprintf("state: block %d does not hold offset %d of level %d", a, off, l))
 	}
 	lv.removeSpan(s)
-	for _, sp := range o.p.PairSpans(a, b, l, off) {
+	spans, n := o.p.pairSpans(a, b, l, off)
+	for _, sp := range spans[:n] {
 		o.PlaceSpan(l, sp.Off, sp.End, sp.Block)
 	}
 }
@@ -176,6 +189,12 @@ func (o *Occupancy) Reuse(a, b int, l int, off int64) {
 // union. Every span lies inside its owner's footprint, so releasing each
 // block's footprint later frees everything.
 func (p *Problem) PairSpans(a, b, l int, off int64) []Span {
+	spans, n := p.pairSpans(a, b, l, off)
+	return slices.Clone(spans[:n])
+}
+
+// pairSpans is PairSpans without an allocation: the first n of the spans.
+func (p *Problem) pairSpans(a, b, l int, off int64) (spans [2]Span, n int) {
 	fa, fb := p.Foot(a, l), p.Foot(b, l)
 	la, lb := p.Block(a).Last, p.Block(b).Last
 	switch {
@@ -184,18 +203,19 @@ func (p *Problem) PairSpans(a, b, l int, off int64) []Span {
 	case lb > la:
 		return tailSpans(b, fb, a, fa, off)
 	case fa > fb || fa == fb && a < b:
-		return []Span{{off, off + fa, int32(a)}}
+		return [2]Span{{off, off + fa, int32(a)}}, 1
 	default:
-		return []Span{{off, off + fb, int32(b)}}
+		return [2]Span{{off, off + fb, int32(b)}}, 1
 	}
 }
 
-func tailSpans(keep int, fk int64, other int, fo int64, off int64) []Span {
-	out := []Span{{off, off + fk, int32(keep)}}
+func tailSpans(keep int, fk int64, other int, fo int64, off int64) ([2]Span, int) {
+	out := [2]Span{{off, off + fk, int32(keep)}}
 	if fo > fk {
-		out = append(out, Span{off + fk, off + fo, int32(other)})
+		out[1] = Span{off + fk, off + fo, int32(other)}
+		return out, 2
 	}
-	return out
+	return out, 1
 }
 
 // ReuseFits reports whether block b can take over block a's space at off in
