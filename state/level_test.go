@@ -1,6 +1,9 @@
 package state
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestLevelModes: a level is a slice until it holds more than smallMax
 // spans, B-trees from then on until it falls below smallMin, and a slice
@@ -85,4 +88,37 @@ func (lv *levelOcc) gapAt(off int64) Gap {
 		g.End = s.Off
 	}
 	return g
+}
+
+// TestRecycleKeepsSharedSlices: recycling a clone that still shares its
+// small level's slice with its source gives nothing back (the source
+// would see its spans overwritten), while a clone that made the slice its
+// own gives it back.
+func TestRecycleKeepsSharedSlices(t *testing.T) {
+	p := &Problem{}
+	src := &Occupancy{p: p, levels: []levelOcc{newLevelOcc(1 << 20)}}
+	lv := &src.levels[0]
+	for i := range 10 {
+		off := int64(i) * 16
+		lv.add(Span{off, off + 8, int32(i)}, lv.gapAt(off))
+	}
+	want := slices.Clone(lv.spans)
+	shared := src.Clone() // shares the slice
+	shared.Recycle()
+	// Other occupancies now take slices and fill them.
+	for k := range 20 {
+		o := src.Clone()
+		ol := &o.levels[0]
+		ol.add(Span{1000, 1008, int32(100 + k)}, ol.gapAt(1000))
+		ol.spans[0].Block = -1 // scribble over the start of its own copy
+		if len(ol.spans) != 11 {
+			t.Fatalf("clone %d: %d spans", k, len(ol.spans))
+		}
+		if k%2 == 0 {
+			o.Recycle() // its slice is its own: reused by the next clones
+		}
+	}
+	if !slices.Equal(lv.spans, want) {
+		t.Fatalf("the source's spans changed: %v", lv.spans)
+	}
 }

@@ -339,7 +339,7 @@ func TestOccupancyModesAgainstModel(t *testing.T) {
 		}
 	}
 	// Fill up past the B-tree threshold, then drain below the slice one,
-	// twice; a few clones come and go.
+	// twice; a few clones come and go (recycled when they go).
 	a := newSim()
 	sims := []*sim{a}
 	target := func(step int) float64 { // the share of blocks placed
@@ -381,11 +381,15 @@ func TestOccupancyModesAgainstModel(t *testing.T) {
 		if step%50 == 0 {
 			verify(s, step)
 		}
-		if step%700 == 0 && len(sims) < 4 {
+		if step%300 == 0 && len(sims) < 4 {
 			sims = append(sims, &sim{o: s.o.Clone(), at: slices.Clone(s.at)})
 		}
-		if step%1900 == 0 && len(sims) > 1 {
-			sims = slices.Delete(sims, 0, 1)
+		if step%700 == 0 && len(sims) > 1 {
+			// A state dropped for good: what it owns is recycled, and
+			// the others, clones of it or its sources, go on unharmed.
+			k := rng.IntN(len(sims))
+			sims[k].o.Recycle()
+			sims = slices.Delete(sims, k, k+1)
 		}
 	}
 	for _, s := range sims {

@@ -466,3 +466,41 @@ func TestOverlayModel(t *testing.T) {
 	}
 	require.True(t, orig.Equal(base))
 }
+
+// TestOverlayRecycle: a recycled fork (one that outgrew the small array
+// into a map, and one that did not) comes back from Fork empty, reading
+// through its new parent, and works as a new one.
+func TestOverlayRecycle(t *testing.T) {
+	const blocks = 40
+	base := &state.Layout{Segs: make([][]state.Seg, blocks)}
+	for b := range base.Segs {
+		base.Segs[b] = []state.Seg{seg(0, 0, int64(b)*64)}
+	}
+	ov := state.NewOverlay(base)
+	ov.SetFirst(3, seg(0, 1, 0))
+	for round := range 50 {
+		f := ov.Fork()
+		require.Equal(t, 1, f.Len(), "round %d: a fork starts with the parent's patch only", round)
+		for b := range blocks {
+			require.Equal(t, ov.BlockSegs(b), f.BlockSegs(b), "round %d, block %d", round, b)
+		}
+		n := 1 + round%(blocks-1) // past the small array every other round or so
+		set := map[int]bool{}
+		for k := range n {
+			b := (k + 7*round) % blocks // other blocks each round
+			set[b] = true
+			f.SetFirst(b, seg(0, 1, int64(1000+b+round)))
+		}
+		for b := range blocks {
+			if set[b] {
+				require.Equal(t, []state.Seg{seg(0, 1, int64(1000+b+round))}, f.BlockSegs(b))
+			} else {
+				require.Equal(t, ov.BlockSegs(b), f.BlockSegs(b), "round %d, block %d: left from an earlier fork", round, b)
+			}
+		}
+		f.Recycle()
+	}
+	// Recycling a flat overlay does nothing to it.
+	ov.Recycle()
+	assert.Equal(t, []state.Seg{seg(0, 1, 0)}, ov.BlockSegs(3))
+}
