@@ -56,6 +56,7 @@ type Overlay struct {
 	fewIDs  [fewMax]int32
 	fewSegs [fewMax][]Seg
 	nfew    int
+	fewMask uint64 // bit b%64 set for every block b of fewIDs (and maybe others): most lookups miss
 	patch   map[int32][]Seg
 	chunk   []Seg           // where SetFirst takes its one-segment slices from
 	spare   map[int32][]Seg // an empty map for the patch to move to (see Recycle)
@@ -83,6 +84,9 @@ func (o *Overlay) own(b int32) ([]Seg, bool) {
 		s, ok := o.patch[b]
 		return s, ok
 	}
+	if o.fewMask&(1<<(uint32(b)&63)) == 0 {
+		return nil, false
+	}
 	for i, id := range o.fewIDs[:o.nfew] {
 		if id == b {
 			return o.fewSegs[i], true
@@ -106,6 +110,7 @@ func (o *Overlay) put(b int32, segs []Seg) {
 	if o.nfew < fewMax {
 		o.fewIDs[o.nfew], o.fewSegs[o.nfew] = b, segs
 		o.nfew++
+		o.fewMask |= 1 << (uint32(b) & 63)
 		return
 	}
 	m := o.spare
@@ -138,7 +143,7 @@ func (o *Overlay) drop(b int32) {
 // clearFew empties the small patch.
 func (o *Overlay) clearFew() {
 	clear(o.fewSegs[:o.nfew])
-	o.nfew = 0
+	o.nfew, o.fewMask = 0, 0
 }
 
 // each calls fn for every entry of o's own patch.
