@@ -349,7 +349,7 @@ func replaceRun(dst, segs []state.Seg, i, j int, s state.Seg) []state.Seg {
 // [from, to], size bytes, at a multiple of align; off is where they are
 // in the layout the item was made from (insertions read it for every
 // buffer alive with their candidate: a copy here saves two dependent
-// loads each, the better part of insertion's time on long programs).
+// loads each, a third of insertion's time on long programs).
 type item struct {
 	refs     []ref
 	from, to int
