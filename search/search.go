@@ -303,6 +303,7 @@ type searcher struct {
 	pool    *pool // the workers of the candidates
 	ends    []bool
 	blocks  [][]int32 // per timestep: the blocks of the timestep
+	discard []*node   // candidates left out of the beam, to recycle (see pipeline)
 
 	// For the skip rule: per block, the last timestep it spends below the
 	// highest level in the committed plan (-1: never); how many blocks
@@ -453,22 +454,19 @@ func (sr *searcher) run(ctx context.Context) Status {
 			}
 			before := beam[0].cost
 			beam = append(beam, children...)
-			slices.SortStableFunc(beam, func(a, b *node) int {
-				return cmp.Or(cmp.Compare(a.cost, b.cost), cmp.Compare(a.seq, b.seq))
-			})
-			var out []*node // the candidates left out of the beam
+			cheapest(beam, sr.cfg.Beam)
 			if sr.cfg.Beam > 0 && len(beam) > sr.cfg.Beam {
-				out = beam[sr.cfg.Beam:]
 				beam = beam[:sr.cfg.Beam]
-			}
-			sr.materialize(beam)
-			// Those of this round are leaves (nothing forked them): their
-			// overlays go to later candidates.
-			for _, c := range out {
-				if c.t == t && c.round == round+1 {
-					c.ov.Recycle()
+				// This round's candidates left out are leaves (nothing
+				// forked them): the workers recycle their overlays at the
+				// start of the next pipeline.
+				for _, c := range children {
+					if !slices.Contains(beam, c) {
+						sr.discard = append(sr.discard, c)
+					}
 				}
 			}
+			sr.materialize(beam)
 			if !(beam[0].cost < before-1e-12*max(1, before)) {
 				break // no better state this round
 			}
@@ -519,6 +517,29 @@ func (sr *searcher) run(ctx context.Context) Status {
 		}
 	}
 	return Converged
+}
+
+// cheapest orders the first k states of nodes (all of them if k <= 0)
+// cheapest first, ties by creation: the beam. A bounded beam takes a few
+// of a few dozen states each timestep, so it selects them (k passes)
+// instead of sorting all.
+func cheapest(nodes []*node, k int) {
+	less := func(a, b *node) bool { return a.cost < b.cost || a.cost == b.cost && a.seq < b.seq }
+	if k <= 0 {
+		slices.SortFunc(nodes, func(a, b *node) int {
+			return cmp.Or(cmp.Compare(a.cost, b.cost), cmp.Compare(a.seq, b.seq))
+		})
+		return
+	}
+	for i := 0; i < min(k, len(nodes)); i++ {
+		m := i
+		for j := i + 1; j < len(nodes); j++ {
+			if less(nodes[j], nodes[m]) {
+				m = j
+			}
+		}
+		nodes[i], nodes[m] = nodes[m], nodes[i]
+	}
 }
 
 // skip reports whether timestep t can be skipped for state n (ALGORITHM.md
@@ -662,10 +683,15 @@ func (sr *searcher) pipeline(ctx context.Context, units []*unit, t int) {
 		}
 	}
 	var (
-		nextUnit, enumerated, nextJob atomic.Int64
-		list                          atomic.Pointer[[]queued]
+		nextUnit, enumerated, nextJob, nextDiscard atomic.Int64
+		list                                       atomic.Pointer[[]queued]
 	)
+	discard := sr.discard
+	sr.discard = sr.discard[:0:0]
 	worker := func() {
+		for i := int(nextDiscard.Add(1)) - 1; i < len(discard); i = int(nextDiscard.Add(1)) - 1 {
+			discard[i].ov.Recycle()
+		}
 		for !ended() {
 			i := int(nextUnit.Add(1)) - 1
 			if i >= len(units) {
