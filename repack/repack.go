@@ -488,6 +488,17 @@ func (ls *levelState) over(T int) bool { return T > 0 && ls.live.most(0, T-1) > 
 // into l: one more buffer, alive on c's run.
 func (r *repacker) add(ls *levelState, l int, c candidate) {
 	p := r.p
+	if shift := c.j - c.i; shift > 0 {
+		// The run's segments became one: the block's later segments
+		// (in l after a faster level's, if any) moved down the list.
+		for k := range ls.its {
+			for x, rf := range ls.its[k].refs {
+				if rf.b == c.b && rf.i > c.j {
+					ls.its[k].refs[x].i -= shift
+				}
+			}
+		}
+	}
 	it := item{refs: []ref{{c.b, c.i}}, from: c.from, to: c.to, size: p.Foot(c.b, l), align: p.Align(c.b, l), off: r.lay.Segs[c.b][c.i].Offset}
 	ls.its = append(ls.its, it)
 	k := int32(len(ls.its) - 1)
