@@ -46,15 +46,20 @@
 // the memory state there, so once every differing block has died, the rest
 // of the plan is the parent's and the walk stops. The cost is updated by
 // the blocks that changed, since cost models price blocks independently.
-// Typical re-plans touch a few timesteps, not the whole program.
+// Typical re-plans touch a few timesteps, not the whole program. A
+// candidate's overlay is a fork of its parent's (state.Overlay.Fork: it
+// reads through the parent's patch and holds only its own changes), and
+// what a candidate leaves behind (its occupancy, the overlay of one left
+// out of the beam) is recycled for the next ones.
 //
 // Candidates are independent, so they are evaluated on all cores; their
-// results are gathered in generation order and ties are broken by it, so
-// the plan is the same whatever the number of workers. Per timestep the
-// work is one pipeline, not two phases with a barrier between them: a
-// worker enumerates the candidates of the next (block, state) pair while
-// there is one, and otherwise evaluates the longest-looking candidate
-// enumerated so far; a second core then rarely waits.
+// results go to fixed slots in generation order and ties are broken by
+// it, so the plan is the same whatever the number of workers. Per
+// timestep the caller and helpers that live for the whole search (pool)
+// enumerate the (block, state) pairs' candidates, longest-lived block
+// first, and then evaluate them from a list sorted by how long their
+// re-planning looks, taken with an atomic counter; the beam states'
+// replays and copies between timesteps run on the same workers.
 //
 // # Then: repacking
 //

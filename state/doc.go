@@ -31,5 +31,15 @@
 // maximal complement).
 //
 // An occupancy for any timestep of any layout is built by OccupancyAt; the
-// initializer (package actions) advances one from timestep to timestep.
+// initializer (package actions) advances one from timestep to timestep,
+// dropping the blocks that die (Drop: a large level applies such releases
+// only when it is next read). Recycle hands an occupancy that is done
+// with back for reuse.
+//
+// # Overlay
+//
+// An Overlay is a layout as changes to a shared base Layout; a fork of an
+// overlay (Fork) holds only its own changes and reads through the other's.
+// The search gives every candidate a fork of its parent's overlay,
+// flattens the few it keeps and recycles the rest.
 package state
