@@ -60,8 +60,8 @@ func (o *Occupancy) Clone() *Occupancy {
 
 // Recycle declares that o is not used again: memory it holds for itself
 // alone (its lists of pending releases, the span slices of small levels
-// that it changed) goes back for reuse by other occupancies. o must not be used afterwards; clones of o made before
-// are not affected.
+// that it changed) goes back for reuse by other occupancies. o must not
+// be used afterwards; clones of o made before are not affected.
 func (o *Occupancy) Recycle() {
 	for l := range o.levels {
 		o.levels[l].recycle()
