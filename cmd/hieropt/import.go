@@ -56,8 +56,9 @@ func newImportONNXCmd(a *app) *cobra.Command {
     output of the same size is reusable (in place).
 
 A tensor without a shape is an error: run ONNX shape inference first.
---dim fixes symbolic dimensions (--dim batch=1); --dtype-bytes sets the size
-of every floating-point element (1 for an int8 deployment).`,
+--dim fixes symbolic dimensions (--dim batch=1; a name that no tensor of the
+model uses is an error); --dtype-bytes sets the size of every floating-point
+element (1 for an int8 deployment).`,
 		Example: `  hieropt import onnx resnet18.onnx --dtype-bytes 1 -o resnet18-int8.json
   hieropt import onnx model.onnx --dim batch=1 --dim seq=128 -o model.json`,
 		Args: exactArgs(1),

@@ -32,6 +32,12 @@ func TestImportONNX(t *testing.T) {
 	r = runCLI(t, "", "import", "onnx", repo("testdata", "onnx", "resnet18.onnx"), "--dim", "oops", "-o", filepath.Join(dir, "x.json"))
 	assert.Equal(t, exitInput, r.code)
 	assert.NoFileExists(t, filepath.Join(dir, "x.json"))
+	// A dimension the model does not have: an error naming the ones it
+	// has, not silently ignored.
+	r = runCLI(t, "", "import", "onnx", repo("testdata", "onnx", "resnet18.onnx"), "--dim", "nosuchdim=7", "-o", filepath.Join(dir, "x.json"))
+	assert.Equal(t, exitInput, r.code)
+	assert.Equal(t, "hieropt: ONNX model \""+repo("testdata", "onnx", "resnet18.onnx")+"\": dimension \"nosuchdim\": given a value, but the model has no such symbolic dimension (it has none)\n", r.stderr)
+	assert.NoFileExists(t, filepath.Join(dir, "x.json"))
 }
 
 func TestSeedPlanners(t *testing.T) {

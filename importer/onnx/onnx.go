@@ -24,6 +24,7 @@ package onnx
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -111,6 +112,9 @@ func Import(file string, data []byte, o Options) (*workload.Program, error) {
 				shapes[vi.name] = info{elemType: vi.elemType}
 			}
 		}
+	}
+	if err := checkDims(doc, g, o.Dims); err != nil {
+		return nil, err
 	}
 	consts := map[string]tensor{}
 	for _, t := range g.initializer {
@@ -344,6 +348,41 @@ func Import(file string, data []byte, o Options) (*workload.Program, error) {
 func isConstName(consts map[string]tensor, name string) bool {
 	_, ok := consts[name]
 	return ok
+}
+
+// checkDims rejects a value given for a symbolic dimension that no graph
+// input, output or value_info of the model uses (a misspelt name would
+// otherwise be ignored), naming the dimensions the model has.
+func checkDims(doc string, g *graph, given map[string]int64) error {
+	if len(given) == 0 {
+		return nil
+	}
+	has := map[string]bool{}
+	for _, list := range [][]valueInfo{g.inputs, g.valueInfo, g.outputs} {
+		for _, vi := range list {
+			for _, d := range vi.dims {
+				if d.param != "" {
+					has[d.param] = true
+				}
+			}
+		}
+	}
+	var unknown []string
+	for name := range given {
+		if !has[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	names := slices.Sorted(maps.Keys(has))
+	list := "it has none"
+	if len(names) > 0 {
+		list = "it has " + strings.Join(names, ", ")
+	}
+	return inputerr.New(doc, fmt.Sprintf("dimension %q", unknown[0]), "given a value, but the model has no such symbolic dimension (%s)", list)
 }
 
 func cmp(a, b string) string {

@@ -165,6 +165,13 @@ func TestSmallModels(t *testing.T) {
 	p, err = onnx.Import("s.onnx", sym, onnx.Options{Dims: map[string]int64{"N": 4}})
 	require.NoError(t, err)
 	assert.Equal(t, int64(4*8*4), p.Blocks[0].Size)
+	// A value for a dimension the model does not have is an error naming
+	// the ones it has (a misspelt name must not pass silently).
+	_, err = onnx.Import("s.onnx", sym, onnx.Options{Dims: map[string]int64{"N": 4, "nosuchdim": 7}})
+	assert.EqualError(t, err, `ONNX model "s.onnx": dimension "nosuchdim": given a value, but the model has no such symbolic dimension (it has N)`)
+	assert.True(t, inputerr.Is(err))
+	_, err = onnx.Import("m.onnx", data, onnx.Options{Dims: map[string]int64{"batch": 1}})
+	assert.EqualError(t, err, `ONNX model "m.onnx": dimension "batch": given a value, but the model has no such symbolic dimension (it has none)`)
 
 	// A missing shape names the tensor and suggests shape inference.
 	noShape := model([]nd{{"Relu", []string{"x"}, []string{"r"}}, {"Relu", []string{"r"}, []string{"y"}}},
