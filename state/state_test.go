@@ -315,8 +315,15 @@ func TestOccupancyModesAgainstModel(t *testing.T) {
 		}
 		require.Equal(t, busy, s.o.Busy(0))
 		require.Equal(t, largest, s.o.Largest(0))
-		for q := 0; q < 3; q++ {
-			size := int64(1 + rng.IntN(4000))
+		// Best fit for random sizes, and for sizes equal to a gap's (a gap
+		// of exactly the size asked for holds it), one byte either side,
+		// the smallest gap's and the largest's.
+		sizes := []int64{int64(1 + rng.IntN(4000)), int64(1 + rng.IntN(4000)), int64(1 + rng.IntN(4000))}
+		if len(mg) > 0 {
+			g := mg[rng.IntN(len(mg))].Size()
+			sizes = append(sizes, g, max(g-1, 1), g+1, mg[0].Size(), largest)
+		}
+		for _, size := range sizes {
 			var want, got []state.Gap
 			for _, g := range mg {
 				if g.Size() >= size && len(want) < 3 {
