@@ -78,7 +78,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}()
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return exitOK
 	}
@@ -98,7 +98,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	case code == exitInternal:
 		fmt.Fprintf(stderr, "hieropt: internal error: %s (please report it)\n", msg)
 	case errors.As(err, new(*usageError)):
-		fmt.Fprintf(stderr, "hieropt: %s\nRun 'hieropt --help' for usage.\n", msg)
+		fmt.Fprintf(stderr, "hieropt: %s\n%s\n", msg, usageHint(cmd))
 	default:
 		fmt.Fprintf(stderr, "hieropt: %s\n", msg)
 	}
@@ -110,6 +110,19 @@ type usageError struct{ err error }
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
+
+// usageHint points at the help of the command that was run (the root's
+// when no command was recognised).
+func usageHint(cmd *cobra.Command) string {
+	path := "hieropt"
+	if cmd != nil {
+		path = cmd.CommandPath()
+		if cmd.Root().Name() != "hieropt" {
+			path = "hieropt " + path // a command tested on its own
+		}
+	}
+	return fmt.Sprintf("Run '%s --help' for usage.", path)
+}
 
 // asUsage marks err as a usage error (exit code 2, a hint to --help).
 func asUsage(err error) error {

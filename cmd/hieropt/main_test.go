@@ -323,6 +323,25 @@ func TestHelp(t *testing.T) {
 	assert.Contains(t, r.stdout, "Exit codes: 0 success; 1 infeasible problem or invalid plan; 2 bad input or")
 }
 
+// TestUsageHint: a usage error points at the help of the command that was
+// run, where its flags are documented, not at the root's.
+func TestUsageHint(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+		hint string
+	}{
+		{[]string{"gen", "--ops", "10", "--mix", "rnn"}, `gen: unknown Mix "rnn" (want "cnn", "transformer" or "mixed")`, "hieropt gen --help"},
+		{[]string{"optimize", "--beam", "0"}, `--beam 0: want a positive number, or -1 for unbounded`, "hieropt optimize --help"},
+		{[]string{"import", "onnx", "--dim", "x", "m.onnx"}, `--dim "x": want name=value with a value >= 0`, "hieropt import onnx --help"},
+		{[]string{"--no-such-flag"}, `unknown flag: --no-such-flag`, "hieropt --help"},
+	} {
+		r := runCLI(t, "", c.args...)
+		assert.Equal(t, exitInput, r.code, "%v", c.args)
+		assert.Equal(t, "hieropt: "+c.msg+"\nRun '"+c.hint+"' for usage.\n", r.stderr, "%v", c.args)
+	}
+}
+
 func TestProfilesAndInspect(t *testing.T) {
 	r := runCLI(t, "", "profiles")
 	require.Equal(t, exitOK, r.code, r.stderr)

@@ -24,12 +24,12 @@ func runSweep(t *testing.T, args ...string) result {
 	cmd := newSweepCmd(a)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	cmd.SetArgs(args)
-	err := cmd.Execute()
+	c, err := cmd.ExecuteC()
 	code := exitCode(err)
 	if err != nil {
 		msg := oneLine(err.Error())
 		if errors.As(err, new(*usageError)) {
-			errb.WriteString("hieropt: " + msg + "\nRun 'hieropt --help' for usage.\n")
+			errb.WriteString("hieropt: " + msg + "\n" + usageHint(c) + "\n")
 		} else {
 			errb.WriteString("hieropt: " + msg + "\n")
 		}
@@ -238,16 +238,16 @@ func TestSweepUsageErrors(t *testing.T) {
 	} {
 		r := runSweep(t, append(append([]string(nil), base...), tc.args...)...)
 		assert.Equal(t, exitInput, r.code, "%v: %s", tc.args, r.stderr)
-		assert.Equal(t, "hieropt: "+tc.msg+"\nRun 'hieropt --help' for usage.\n", r.stderr, "%v", tc.args)
+		assert.Equal(t, "hieropt: "+tc.msg+"\nRun 'hieropt sweep --help' for usage.\n", r.stderr, "%v", tc.args)
 		assert.NoFileExists(t, out)
 	}
 	r := runSweep(t, "--workloads", "seed000-example", "--hw", "ethos-u55")
 	assert.Equal(t, exitInput, r.code)
-	assert.Equal(t, "hieropt: sweep: -o is required (the CSV file to write, - for stdout)\nRun 'hieropt --help' for usage.\n", r.stderr)
+	assert.Equal(t, "hieropt: sweep: -o is required (the CSV file to write, - for stdout)\nRun 'hieropt sweep --help' for usage.\n", r.stderr)
 	r = runSweep(t, "--workloads", "nope.json", "--hw", "ethos-u55", "-o", out)
 	assert.Equal(t, exitInput, r.code)
 	assert.Equal(t, "hieropt: workload \"nope.json\": cannot read: no such file or directory\n", r.stderr)
 	r = runSweep(t, "merge", "-o", out)
 	assert.Equal(t, exitInput, r.code)
-	assert.Equal(t, "hieropt: sweep merge: give the CSV files of the shards\nRun 'hieropt --help' for usage.\n", r.stderr)
+	assert.Equal(t, "hieropt: sweep merge: give the CSV files of the shards\nRun 'hieropt sweep merge --help' for usage.\n", r.stderr)
 }
