@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -321,6 +322,19 @@ func TestHelp(t *testing.T) {
 		assert.Contains(t, h.stdout, "Examples:")
 	}
 	assert.Contains(t, r.stdout, "Exit codes: 0 success; 1 infeasible problem or invalid plan; 2 bad input or")
+	// The root's help and optimize's list every exit code the command can
+	// return, each as "N what".
+	o := runCLI(t, "", "optimize", "--help")
+	require.Equal(t, exitOK, o.code)
+	for _, h := range []struct{ name, text, head string }{{"root", r.stdout, "Exit codes:"}, {"optimize", o.stdout, "Exit status:"}} {
+		_, codes, ok := strings.Cut(h.text, h.head)
+		require.True(t, ok, "%s: no %q", h.name, h.head)
+		codes, _, _ = strings.Cut(codes, "\n\n")
+		codes = strings.Join(strings.Fields(codes), " ")
+		for _, c := range []int{exitOK, exitFailed, exitInput, exitInternal, exitInterrupted} {
+			assert.Regexp(t, fmt.Sprintf(`(^|; )%d [a-z]`, c), codes, "%s --help: exit code %d", h.name, c)
+		}
+	}
 }
 
 // TestUsageHint: a usage error points at the help of the command that was

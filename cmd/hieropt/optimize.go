@@ -190,7 +190,8 @@ plan committed so far is written, valid, and the exit status says so.
 (see 'hieropt inspect --list' and 'hieropt profiles').
 
 Exit status: 0 planned; 1 the workload cannot fit the profile; 2 bad input;
-130 interrupted (the best plan so far was written).`,
+3 internal error (a bug: please report it); 130 interrupted (the best plan
+so far was written, if there was one yet).`,
 		Example: `  hieropt optimize --workload resnet50-int8 --hw ethos-u55 -o plan.json
   hieropt optimize --workload net.json --hw my-npu.yaml --time-limit 30s -o plan.json
   hieropt optimize --workload gpt2-small-like-int8 --hw ethos-u65 --segments every --beam 1 -o -`,

@@ -45,7 +45,8 @@ YAML file given by --config or HIEROPT_CONFIG, e.g.
     no-search: true
 
 Exit codes: 0 success; 1 infeasible problem or invalid plan; 2 bad input or
-usage; 3 internal error.`,
+usage; 3 internal error (a bug: please report it); 130 interrupted by SIGINT
+or SIGTERM (optimize and pack write what they found so far and say so).`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
