@@ -41,3 +41,31 @@ func TestCache(t *testing.T) {
 		assert.Equal(t, int32(1), segs[0].Level)
 	}
 }
+
+// TestCacheRecency: a hit makes a block the most recent, so the next
+// eviction takes the other one. FAST holds 100 B (in/out 1 + d/10 = 5 for
+// 40 B), SLOW (in/out 10 + d = 50):
+//
+//	t0: write a: allocated, 5
+//	t1: write b: allocated, 5 (80 B used)
+//	t2: read a: hit, 5; a is now more recent than b
+//	t3: write c: b (dirty), the least recent, is evicted: 5 + 50; c written: 5
+//	t4: read a: hit, 5
+//
+// total 5 + 5 + 5 + 55 + 5 + 5 = 80, 2 hits. A cache that did not refresh a
+// on its hit would evict a at t3 and miss it at t4 (185, 1 hit).
+func TestCacheRecency(t *testing.T) {
+	prog := testprog.New("p", 5).
+		Block("a", 40, "activation", 0, 4, testprog.Reads(2, 4)).
+		Block("b", 40, "activation", 1, 1, testprog.Reads()).
+		Block("c", 40, "activation", 3, 3, testprog.Reads()).
+		Program()
+	prof := testprog.Profile("hw",
+		testprog.Level{Name: "FAST", Capacity: 100, Align: 1, Latency: 1, Bandwidth: 10},
+		testprog.Level{Name: "SLOW", Capacity: 1000, Align: 1, Latency: 10, Bandwidth: 1})
+	r := baseline.Cache(testprog.Bind(prog, prof))
+	assert.Equal(t, 80.0, r.Cost)
+	assert.Equal(t, 2, r.Hits)
+	assert.Equal(t, 3, r.Misses)
+	assert.Equal(t, 1, r.Writebacks)
+}
