@@ -124,6 +124,15 @@ func TestSeed000OneLevelSummary(t *testing.T) {
 	assert.Contains(t, r.stderr, "cost       3341.00 cycles")
 }
 
+// TestSummarySingular: counts of one are singular in the summary. The
+// search commits one segment of seed000-example on two-level-5k.
+func TestSummarySingular(t *testing.T) {
+	r := runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "two-level-5k.yaml"))
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "search     converged after 6 of 6 timesteps; 1 segment committed\n")
+	assert.NotRegexp(t, `(^|\D)1 [a-z-]+s\b`, r.stderr)
+}
+
 // TestGoldenPlans pins the exact plan bytes of small cases. Run with
 // -update to rewrite them after an intended change.
 func TestGoldenPlans(t *testing.T) {

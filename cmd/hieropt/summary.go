@@ -68,14 +68,14 @@ func (s *summary) write(w io.Writer) {
 		if st.Start != actions.WorkloadOrder {
 			fmt.Fprintf(w, "start      the initializer in %s order: %s %s (%s)\n", st.Start, fmtCost(st.StartCost), unit, fmtReduction(r.InitialCost, st.StartCost))
 		}
-		fmt.Fprintf(w, "search     %s after %d of %d timesteps; %d segments committed\n", r.Status, st.Timesteps, p.Prog.Timesteps(), st.Commits)
+		fmt.Fprintf(w, "search     %s after %d of %d timesteps; %s committed\n", r.Status, st.Timesteps, p.Prog.Timesteps(), plural(st.Commits, "segment"))
 		fmt.Fprintf(w, "actions    tried/candidates/committed:")
 		for k := actions.Kind(0); k < actions.NumKinds; k++ {
 			if s.settings.Actions[k] {
 				fmt.Fprintf(w, " %s %d/%d/%d", k, st.Tried[k], st.Succeeded[k], st.Committed[k])
 			}
 		}
-		fmt.Fprintf(w, "; %d re-plans, %d timesteps re-planned\n", st.Replans, st.ReplanSteps)
+		fmt.Fprintf(w, "; %s, %s re-planned\n", plural(st.Replans, "re-plan"), plural(st.ReplanSteps, "timestep"))
 		rp := st.Repack
 		if s.settings.Repack > 0 {
 			fmt.Fprintf(w, "repack     %s promoted into faster levels (%d into free space; %s, %s screened out by max-live): %s %s less\n",
@@ -132,7 +132,7 @@ func fmtBytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-func plural(n int, what string) string {
+func plural[N int | int64](n N, what string) string {
 	if n == 1 {
 		return fmt.Sprintf("1 %s", what)
 	}
