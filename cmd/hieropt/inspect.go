@@ -89,10 +89,10 @@ func (a *app) inspect(o *inspectOptions) error {
 		return err
 	}
 	if err := p.CheckCapacity(); err != nil {
-		fmt.Fprintf(w, "fits %-10s no: %v\n", prof.Name, err)
+		fmt.Fprintf(w, "fits            %s: no: %v\n", prof.Name, err)
 		return failed(fmt.Errorf("%s cannot fit %s", prog.Name, prof.Name))
 	}
-	fmt.Fprintf(w, "fits %-10s capacity allows it (run optimize for a plan)\n", prof.Name)
+	fmt.Fprintf(w, "fits            %s: yes, its capacity allows it (run optimize for a plan)\n", prof.Name)
 	return nil
 }
 

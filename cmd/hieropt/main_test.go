@@ -386,7 +386,12 @@ func TestProfilesAndInspect(t *testing.T) {
 	assert.Equal(t, len(hieropt.ExampleWorkloads())+1, strings.Count(l.stdout, "\n"))
 	f := runCLI(t, "", "inspect", "--workload", "resnet50-fp32", "--hw", "k210")
 	assert.Equal(t, exitFailed, f.code)
-	assert.Contains(t, f.stdout, "fits k210")
+	assert.Contains(t, f.stdout, "\nfits            k210: no: workload \"resnet50-fp32\" cannot fit hardware profile \"k210\": ")
+	// A profile name longer than the others' column still reads as a
+	// sentence.
+	y = runCLI(t, "", "inspect", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "two-level-5k.yaml"))
+	require.Equal(t, exitOK, y.code, y.stderr)
+	assert.Contains(t, y.stdout, "\nGMACs           0.000\nfits            two-level-5k: yes, its capacity allows it (run optimize for a plan)\n")
 }
 
 // TestBuiltinWorkloadsAreTheShippedFiles guards the embedding: the built-in
