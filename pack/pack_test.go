@@ -318,10 +318,8 @@ func TestCancel(t *testing.T) {
 	p = loadCSV(t, "../testdata/minimalloc/D.1048576.csv")
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
-	start := time.Now()
-	s, err = Solve(p, &Options{Minimize: true, Ctx: ctx})
+	s, err = Solve(p, &Options{Minimize: true, Ctx: ctx}) // returns (else the test times out)
 	require.NoError(t, err)
-	assert.Less(t, time.Since(start), 5*time.Second)
 	require.True(t, s.Solved)
 	require.NoError(t, Check(p, s))
 	s, err = Solve(p, &Options{Minimize: true, Deadline: time.Now().Add(200 * time.Millisecond)})
@@ -407,27 +405,49 @@ func TestCSVRoundTrip(t *testing.T) {
 	assert.EqualError(t, err, `CSV "z.csv": line 2: alignment "-8" is not a non-negative integer`)
 }
 
-// TestPlannerShaped: problems shaped like hieropt's single-level planning
-// (a few hundred buffers over ~200 timesteps) are solved fast, by the greedy
-// when the capacity allows it.
+// plannerShaped returns a problem shaped like hieropt's single-level
+// planning: a few hundred buffers over ~200 timesteps, the capacity a
+// quarter above max-live.
+func plannerShaped(r *rand.Rand) *Problem {
+	n := 100 + r.IntN(400)
+	p := &Problem{}
+	for i := 0; i < n; i++ {
+		first := r.Int64N(200)
+		last := min(first+r.Int64N(20), 199)
+		p.Buffers = append(p.Buffers, Buffer{ID: fmt.Sprint(i), Lower: first, Upper: last + 1,
+			Size: 64 * (1 + r.Int64N(1024)), Align: 64})
+	}
+	p.Capacity = MaxLive(p) * 5 / 4
+	return p
+}
+
+// TestPlannerShaped: planner-shaped problems are solved (by the greedy
+// when the capacity allows it) within a deadline. How fast is
+// BenchmarkPlannerShaped's question (milliseconds each).
 func TestPlannerShaped(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for iter := 0; iter < 20; iter++ {
-		n := 100 + r.IntN(400)
-		p := &Problem{}
-		for i := 0; i < n; i++ {
-			first := r.Int64N(200)
-			last := min(first+r.Int64N(20), 199)
-			p.Buffers = append(p.Buffers, Buffer{ID: fmt.Sprint(i), Lower: first, Upper: last + 1,
-				Size: 64 * (1 + r.Int64N(1024)), Align: 64})
-		}
-		p.Capacity = MaxLive(p) * 5 / 4
-		start := time.Now()
+		p := plannerShaped(r)
 		s, err := Solve(p, &Options{Deadline: time.Now().Add(5 * time.Second)})
 		require.NoError(t, err)
 		require.True(t, s.Solved)
 		require.NoError(t, Check(p, s))
-		assert.Less(t, time.Since(start), 3*time.Second) // milliseconds, unless the machine is very busy
+	}
+}
+
+func BenchmarkPlannerShaped(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	ps := make([]*Problem, 20)
+	for i := range ps {
+		ps[i] = plannerShaped(r)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := ps[i%len(ps)]
+		s, err := Solve(p, nil)
+		if err != nil || !s.Solved {
+			b.Fatalf("problem %d: solved %v, %v", i%len(ps), s != nil && s.Solved, err)
+		}
 	}
 }
 
