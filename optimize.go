@@ -28,12 +28,14 @@ type Result struct {
 // Optimize plans prog on prof, the way `hieropt optimize` does: the
 // initializer, then the search and its repacking step (settings nil: the
 // documented defaults; search.Settings.Repack sets or turns off the
-// repacking), then a check of the plan against FORMATS.md. prog and prof must have
-// been validated (Program.Validate, Profile.Validate). The error is an
-// *inputerr.Error if prog cannot be bound to prof, a *state.CapacityError
-// or *actions.InfeasibleError if no plan exists, or ctx's error if it was
-// cancelled before a plan existed; a cancelled search returns the best
-// plan so far (Search.Status says so).
+// repacking), then a check of the plan against FORMATS.md.
+//
+// prog must have been validated (Program.Validate); if it was not, the
+// error wraps workload.ErrNotValidated. The error is an *inputerr.Error if
+// prof breaks a rule of FORMATS.md section 2 or prog cannot be bound to
+// prof, a *state.CapacityError or *actions.InfeasibleError if no plan
+// exists, or ctx's error if it was cancelled before a plan existed; a
+// cancelled search returns the best plan so far (Search.Status says so).
 func Optimize(ctx context.Context, prog *workload.Program, prof *hw.Profile, s *search.Settings) (*Result, error) {
 	p, err := state.Bind(prog, prof, fmt.Sprintf("workload %q", prog.Name))
 	if err != nil {

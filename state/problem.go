@@ -31,7 +31,15 @@ const NoPin = -1
 // Bind checks that prog can be planned on prof at all (pins name existing
 // levels, every block fits some level it may use, no footprint overflows)
 // and returns the Problem. doc names the workload document in errors.
+// prog must have been validated (else the error wraps
+// workload.ErrNotValidated); prof is validated here (it is small).
 func Bind(prog *workload.Program, prof *hw.Profile, doc string) (*Problem, error) {
+	if !prog.Validated() {
+		return nil, fmt.Errorf("%s: %w", doc, workload.ErrNotValidated)
+	}
+	if err := prof.Validate(hw.DocName(prof.Name)); err != nil {
+		return nil, err
+	}
 	nl := len(prof.Levels)
 	nb := len(prog.Blocks)
 	p := &Problem{Prog: prog, HW: prof, nl: nl,

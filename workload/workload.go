@@ -110,6 +110,13 @@ func (p *Program) BlockID(name string) (int, bool) {
 	return id, ok
 }
 
+// ErrNotValidated is the cause of the error a planner returns for a
+// Program that Validate has not accepted.
+var ErrNotValidated = errors.New("the program was not validated: call its Validate method first (it checks the program and builds the indexes the planners read)")
+
+// Validated reports whether the last call of Validate on p succeeded.
+func (p *Program) Validated() bool { return p.validated }
+
 func (p *Program) mustBeValid() {
 	if !p.validated {
 		panic("workload: Program used before Validate")
