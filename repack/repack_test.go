@@ -147,7 +147,7 @@ func TestFragmentation(t *testing.T) {
 	}
 
 	// Without repacking, the search leaves a block in SLOW.
-	off, err := search.RunProblem(context.Background(), p, &search.Settings{Repack: -1, Check: true})
+	off, err := search.RunProblem(context.Background(), p, &search.Settings{Repack: new(0), Check: true})
 	require.NoError(t, err)
 	assert.False(t, allFast(off.Layout))
 	assert.Equal(t, 3444.0, off.Cost)
@@ -163,6 +163,26 @@ func TestFragmentation(t *testing.T) {
 	assert.Equal(t, 3444.0-1556.0, on.Stats.RepackGain)
 	r := &repack.Result{Layout: on.Layout, InputCost: on.InitialCost, Cost: on.Cost}
 	valid(t, p, r)
+
+	// search.Settings.Repack means what --repack means: nil is the default
+	// budget, 0 (or less) is off, n is n packings per level.
+	for _, c := range []struct {
+		s      *search.Settings
+		budget int
+		cost   float64
+	}{
+		{nil, search.DefaultRepack, 1556},
+		{&search.Settings{}, search.DefaultRepack, 1556},
+		{&search.Settings{Repack: new(0)}, 0, 3444},
+		{&search.Settings{Repack: new(-1)}, 0, 3444},
+		{&search.Settings{Repack: new(1)}, 1, 1556},
+	} {
+		assert.Equal(t, c.budget, c.s.RepackBudget())
+		res, err := search.RunProblem(context.Background(), p, c.s)
+		require.NoError(t, err)
+		assert.Equal(t, c.cost, res.Cost, "budget %d", c.budget)
+		assert.Equal(t, min(c.budget, 1), res.Stats.Repack.Packings, "budget %d", c.budget)
+	}
 
 	// Repacking the initializer's plan directly does it too: e is promoted.
 	lay, ok := initial(t, p, actions.WorkloadOrder)
@@ -182,7 +202,7 @@ func TestFragmentation(t *testing.T) {
 // has SRAM full of in-place chains after the search.
 func TestInPlaceChains(t *testing.T) {
 	p := bind(t, shipped("resnet18-int8"), "ethos-u65")
-	res, err := search.RunProblem(context.Background(), p, &search.Settings{Repack: -1})
+	res, err := search.RunProblem(context.Background(), p, &search.Settings{Repack: new(0)})
 	require.NoError(t, err)
 	reuses := func(lay *state.Layout) int {
 		n := 0
@@ -289,7 +309,7 @@ func TestLongProgramLimits(t *testing.T) {
 	require.NoError(t, err)
 	p, err := state.Bind(prog, prof, "gen")
 	require.NoError(t, err)
-	sr, err := search.RunProblem(context.Background(), p, &search.Settings{Repack: -1})
+	sr, err := search.RunProblem(context.Background(), p, &search.Settings{Repack: new(0)})
 	require.NoError(t, err)
 	lay := sr.Layout
 	a, err := repack.Run(context.Background(), p, lay, &repack.Settings{MaxVisits: 2000, MaxBuffers: 1})

@@ -72,9 +72,11 @@ type Settings struct {
 	// packings tried, each to promote one block from slower levels into
 	// the level by re-packing the whole level with the exact packer. It
 	// never makes the plan costlier and is deterministic (its packer is
-	// bounded by nodes, not time). Default (0): DefaultRepack. Negative:
-	// no repacking.
-	Repack int
+	// bounded by nodes, not time). Default (nil): DefaultRepack. Zero (or
+	// less): no repacking, as `hieropt optimize --repack 0`. So new(0)
+	// turns repacking off and new(64) allows 64 packings per level;
+	// RepackBudget gives the value in effect.
+	Repack *int
 	// Check verifies the state's invariants after every commit: the
 	// occupancy against one rebuilt from the layout, and the running cost
 	// against a full recomputation. It panics on a broken invariant.
@@ -133,7 +135,7 @@ type Stats struct {
 	InitTime   time.Duration
 	SearchTime time.Duration
 	// Repack is what the repacking step did (zero when it did not run:
-	// Settings.Repack negative, or the search was cancelled), and
+	// Settings.Repack zero, or the search was cancelled), and
 	// RepackGain how much it lowered the cost.
 	Repack     repack.Stats
 	RepackGain float64
@@ -173,9 +175,6 @@ func (s *Settings) withDefaults() Settings {
 	if c.MaxCandidates == 0 {
 		c.MaxCandidates = DefaultMaxCandidates
 	}
-	if c.Repack == 0 {
-		c.Repack = DefaultRepack
-	}
 	if c.Workers <= 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -183,6 +182,16 @@ func (s *Settings) withDefaults() Settings {
 		c.CostModel = costmodel.Seed003{}
 	}
 	return c
+}
+
+// RepackBudget returns the packings per level the repacking step may try
+// under s (nil: the defaults): DefaultRepack if s.Repack is nil, and 0,
+// no repacking, if *s.Repack <= 0.
+func (s *Settings) RepackBudget() int {
+	if s == nil || s.Repack == nil {
+		return DefaultRepack
+	}
+	return max(*s.Repack, 0)
 }
 
 // Run plans prog on prof: the initializer, then the search. It is the entry
@@ -263,8 +272,8 @@ func RunProblem(ctx context.Context, p *state.Problem, s *Settings) (*Result, er
 	// Repacking has a deterministic budget of its own, so it runs after a
 	// time limit too; only a cancellation skips it (or stops it: what it
 	// accepted until then stands).
-	if cfg.Repack > 0 && outer.Err() == nil {
-		rr, err := repack.Run(outer, p, lay, &repack.Settings{Packings: cfg.Repack, CostModel: sr.model, Check: cfg.Check, Workers: cfg.Workers})
+	if n := cfg.RepackBudget(); n > 0 && outer.Err() == nil {
+		rr, err := repack.Run(outer, p, lay, &repack.Settings{Packings: n, CostModel: sr.model, Check: cfg.Check, Workers: cfg.Workers})
 		if err != nil {
 			panic(fmt.Sprintf("search: repacking the committed plan: %v", err)) // the plan is complete
 		}

@@ -203,8 +203,8 @@ func TestSettings(t *testing.T) {
 		{NoReuse: true},
 		{CostModel: costmodel.VelaDMA{}},
 		{MaxCandidates: -1, Horizon: -1},
-		{Repack: -1},
-		{Repack: 1},
+		{Repack: new(0)},
+		{Repack: new(1)},
 	} {
 		s.Check = true
 		r, err := search.RunProblem(context.Background(), p, s)

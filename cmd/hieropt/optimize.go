@@ -115,10 +115,6 @@ func (o *searchOptions) settings() (*search.Settings, error) {
 	if o.Repack < 0 {
 		return nil, usageErrorf("--repack %d: want a number >= 0 (0 = off)", o.Repack)
 	}
-	repackBudget := o.Repack
-	if repackBudget == 0 {
-		repackBudget = -1 // search.Settings: negative is off, zero the default
-	}
 	return &search.Settings{
 		Segments:      seg,
 		Beam:          o.Beam,
@@ -131,7 +127,7 @@ func (o *searchOptions) settings() (*search.Settings, error) {
 		InitialOnly:   o.InitialOnly,
 		Rounds:        o.Rounds,
 		Horizon:       o.Horizon,
-		Repack:        repackBudget,
+		Repack:        new(o.Repack), // 0 is off here and in search.Settings
 	}, nil
 }
 
@@ -152,11 +148,11 @@ func describe(s *search.Settings) string {
 	if s.InitialOnly {
 		d += " initial-only"
 	}
-	switch {
-	case s.Repack < 0:
+	switch n := s.RepackBudget(); {
+	case n == 0:
 		d += " repack=off"
-	case s.Repack > 0 && s.Repack != search.DefaultRepack:
-		d += fmt.Sprintf(" repack=%d", s.Repack)
+	case n != search.DefaultRepack:
+		d += fmt.Sprintf(" repack=%d", n)
 	}
 	return d
 }

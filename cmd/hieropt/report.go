@@ -159,8 +159,8 @@ func reportSearchSettings(s *search.Settings, r *search.Result, elapsed time.Dur
 		add("horizon", strconv.Itoa(s.Horizon))
 		add("initial-only", strconv.FormatBool(s.InitialOnly))
 		rp := "off"
-		if s.Repack > 0 {
-			rp = fmt.Sprintf("%d packings per level", s.Repack)
+		if n := s.RepackBudget(); n > 0 {
+			rp = fmt.Sprintf("%d packings per level", n)
 		}
 		add("repack", rp)
 		tl := "none"
@@ -194,7 +194,7 @@ func reportSearchSettings(s *search.Settings, r *search.Result, elapsed time.Dur
 		add("re-plans", fmt.Sprintf("%d (%d timesteps re-planned)", st.Replans, st.ReplanSteps))
 		add("initializer time", st.InitTime.Round(time.Microsecond).String())
 		add("search time", st.SearchTime.Round(time.Microsecond).String())
-		if s == nil || s.Repack > 0 {
+		if s.RepackBudget() > 0 {
 			add("repack", fmt.Sprintf("%s promoted (%d into free space; %s, %s screened out): %s less, in %s",
 				plural(st.Repack.Promoted, "block"), st.Repack.Inserted, plural(st.Repack.Packings, "packing"), plural(st.Repack.Screened, "candidate"),
 				fmtCost(st.RepackGain), st.Repack.Time.Round(time.Microsecond)))

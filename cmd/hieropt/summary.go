@@ -77,13 +77,13 @@ func (s *summary) write(w io.Writer) {
 		}
 		fmt.Fprintf(w, "; %s, %s re-planned\n", plural(st.Replans, "re-plan"), plural(st.ReplanSteps, "timestep"))
 		rp := st.Repack
-		if s.settings.Repack > 0 {
+		if s.settings.RepackBudget() > 0 {
 			fmt.Fprintf(w, "repack     %s promoted into faster levels (%d into free space; %s, %s screened out by max-live): %s %s less\n",
 				plural(rp.Promoted, "block"), rp.Inserted, plural(rp.Packings, "packing"), plural(rp.Screened, "candidate"), fmtCost(st.RepackGain), unit)
 		}
 		fmt.Fprintf(w, "time       %s (initializer %s, search %s", s.elapsed.Round(time.Microsecond),
 			st.InitTime.Round(time.Microsecond), st.SearchTime.Round(time.Microsecond))
-		if s.settings.Repack > 0 {
+		if s.settings.RepackBudget() > 0 {
 			fmt.Fprintf(w, ", repack %s", rp.Time.Round(time.Microsecond))
 		}
 		fmt.Fprintln(w, ")")
@@ -238,7 +238,7 @@ func (s *summary) writeJSON(w io.Writer) error {
 				sj.Actions[k.String()] = action{r.Stats.Tried[k], r.Stats.Succeeded[k], r.Stats.Committed[k]}
 			}
 		}
-		if s.settings.Repack > 0 {
+		if s.settings.RepackBudget() > 0 {
 			rp := r.Stats.Repack
 			sj.Repack = &repackJSON{Candidates: rp.Candidates, Screened: rp.Screened, Packings: rp.Packings, Promoted: rp.Promoted,
 				Inserted: rp.Inserted, Merged: rp.Merged, Unpacked: rp.Unpacked, Visits: rp.Visits, Cut: rp.Cut, Nodes: rp.Nodes, Gain: r.Stats.RepackGain, Seconds: rp.Time.Seconds()}
