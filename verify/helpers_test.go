@@ -180,8 +180,11 @@ func clonePlan(pl *plan.Plan) *plan.Plan {
 	return &out
 }
 
-// relDiff is |a-b| / |b|.
+// relDiff is |a-b| / |b| (0 when a == b, b = 0 included).
 func relDiff(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
 	d := a - b
 	if d < 0 {
 		d = -d

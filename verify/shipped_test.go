@@ -1,0 +1,229 @@
+package verify_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hieropt/hieropt"
+	hwconfig "github.com/hieropt/hieropt/configs/hw"
+	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/internal/fuzzcheck"
+	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/search"
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/verify"
+	"github.com/hieropt/hieropt/workload"
+)
+
+// agree checks pl with verify and with plan.Validate: both find it valid,
+// and they recompute the same final cost to 1e-12 relative. Options.Initial
+// is the planner's re-run as plan.Validate makes it (cost.initial is the
+// planner's output: the caller computes it). A NaN cost.initial is set
+// from that re-run first.
+func agree(t *testing.T, p *state.Problem, pl *plan.Plan, model costmodel.Model) {
+	t.Helper()
+	ref, err := plan.Validate(p, pl, "reference")
+	require.NoError(t, err)
+	if math.IsNaN(pl.Cost.Initial) {
+		pl.Cost.Initial = ref.InitialCost
+		ref, err = plan.Validate(p, pl, "reference")
+		require.NoError(t, err)
+	}
+	require.True(t, ref.Valid(), "plan.Validate: %v", ref.Violations)
+	initial := func() (float64, error) { return ref.InitialCost, nil }
+	rep := check(t, p.Prog, p.HW, pl, &verify.Options{Initial: initial})
+	requireValid(t, rep)
+	assert.Equal(t, model.Name(), rep.Model)
+	assert.LessOrEqual(t, relDiff(rep.Cost, ref.Cost), 1e-12, "verify %v, plan.Validate %v", rep.Cost, ref.Cost)
+}
+
+// priced writes lay as a plan under model, its cost.final from package
+// costmodel (cost.initial NaN: agree fills it in).
+func priced(p *state.Problem, lay *state.Layout, model costmodel.Model) *plan.Plan {
+	pl := plan.FromLayout(p, lay)
+	pl.Cost = plan.Cost{Initial: math.NaN(), Final: costmodel.Total(model, p, lay)}
+	if model.Name() != costmodel.Default {
+		pl.CostModel = model.Name()
+	}
+	return pl
+}
+
+// TestShippedPlans: the plans hieropt.Optimize makes for every shipped
+// workload on every built-in profile that holds it pass verify with the
+// costs plan.Validate recomputes (Optimize under the default model, and
+// under vela-dma for every fourth pair); and so do those plans with three
+// blocks moved to fresh space in mid-life (the search seldom moves blocks
+// in these), under both cost models. -short: every fourth pair, the
+// default model only for Optimize.
+func TestShippedPlans(t *testing.T) {
+	models := []costmodel.Model{costmodel.Seed003{}, costmodel.VelaDMA{}}
+	pairs := testprog.ShippedPairs(t, "..")
+	require.NotEmpty(t, pairs)
+	rng := rand.New(rand.NewPCG(14, 1))
+	transfers, reuses := 0, 0
+	for i, p := range pairs {
+		if testing.Short() && i%4 != 0 {
+			continue
+		}
+		optimizeModels := models[:1]
+		if !testing.Short() && i%4 == 0 {
+			optimizeModels = models
+		}
+		t.Run(p.Prog.Name+"/"+p.HW.Name, func(t *testing.T) {
+			for _, model := range optimizeModels {
+				res, err := hieropt.Optimize(context.Background(), p.Prog, p.HW, &search.Settings{CostModel: model})
+				if err != nil {
+					t.Logf("%s: no plan: %v", model.Name(), err)
+					continue
+				}
+				agree(t, p, res.Plan, model)
+				transfers += len(res.Plan.Transfers)
+				reuses += countReuses(res.Plan)
+				if model.Name() != costmodel.Default {
+					continue
+				}
+				moved := moveSome(p, res.Layout, rng, 3)
+				for _, m := range models {
+					pl := priced(p, moved, m)
+					agree(t, p, pl, m)
+					transfers += len(pl.Transfers)
+				}
+			}
+		})
+	}
+	t.Logf("%d pairs: %d transfers, %d in-place reuses", len(pairs), transfers, reuses)
+	assert.Positive(t, transfers, "the plans move blocks")
+	assert.Positive(t, reuses, "the plans reuse space in place")
+}
+
+// moveSome returns a copy of lay in which up to n blocks, picked by rng,
+// move at a timestep inside their lives to space of a level they may use
+// that no block uses at any time (the slowest level with such space).
+func moveSome(p *state.Problem, lay *state.Layout, rng *rand.Rand, n int) *state.Layout {
+	out := lay.Clone()
+	top := make([]int64, p.Levels()) // per level: the end of the highest span ever used
+	for b, segs := range out.Segs {
+		for _, sg := range segs {
+			top[sg.Level] = max(top[sg.Level], sg.Offset+p.Foot(b, int(sg.Level)))
+		}
+	}
+	for tries := 0; n > 0 && tries < 1000; tries++ {
+		b := rng.IntN(p.Blocks())
+		blk := p.Block(b)
+		if blk.First == blk.Last || len(out.Segs[b]) > 1 {
+			continue
+		}
+		for l := p.Levels() - 1; l >= 0; l-- {
+			capacity, foot := p.HW.Levels[l].Capacity, p.Foot(b, l)
+			if !p.Allowed(b, l) || top[l] > capacity-foot {
+				continue
+			}
+			off := state.AlignUp(top[l], p.Align(b, l))
+			if off < top[l] || off > capacity-foot { // (off < top: it overflowed)
+				continue
+			}
+			out.MoveAt(b, blk.First+1+rng.IntN(blk.Last-blk.First), state.Pos{Level: int32(l), Offset: off})
+			top[l] = off + p.Foot(b, l)
+			n--
+			break
+		}
+	}
+	return out
+}
+
+// countReuses counts the placements that start where another placement of
+// the same level ends, at the same offset, at the same timestep.
+func countReuses(pl *plan.Plan) int {
+	type key struct {
+		level string
+		off   int64
+		t     int
+	}
+	ends := map[key]bool{}
+	for _, pp := range pl.Placements {
+		ends[key{pp.Level, pp.Offset, pp.To}] = true
+	}
+	n := 0
+	for _, pp := range pl.Placements {
+		if ends[key{pp.Level, pp.Offset, pp.From}] {
+			n++
+		}
+	}
+	return n
+}
+
+// TestGoldenPlans: the golden plans under testdata/golden pass verify with
+// the costs plan.Validate recomputes.
+func TestGoldenPlans(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "golden", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			pl, err := plan.ReadFile(f)
+			require.NoError(t, err)
+			prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", pl.Workload+".json"))
+			require.NoError(t, err)
+			prof, err := hwconfig.Builtin(pl.Hardware)
+			if err != nil {
+				prof, err = hwconfig.Load(filepath.Join("..", "testdata", "hw", pl.Hardware+".yaml"))
+			}
+			require.NoError(t, err)
+			p, err := state.Bind(prog, prof, "golden")
+			require.NoError(t, err)
+			agree(t, p, pl, costmodel.Seed003{})
+		})
+	}
+}
+
+// TestRandomPlans: on random small programs and profiles, the search's
+// plans (both cost models) pass verify with the costs plan.Validate
+// recomputes.
+func TestRandomPlans(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	planned := 0
+	for i := 0; i < n; i++ {
+		rng := rand.New(rand.NewPCG(14, uint64(i)))
+		lim := fuzzcheck.Small
+		if i%4 == 3 {
+			lim = fuzzcheck.Medium
+		}
+		prog, prof := fuzzcheck.Problem(rng, lim)
+		p, err := state.Bind(prog, prof, "random")
+		if err != nil {
+			continue
+		}
+		model := costmodel.Model(costmodel.Seed003{})
+		if i%3 == 2 {
+			model = costmodel.VelaDMA{}
+		}
+		res, err := search.RunProblem(context.Background(), p, &search.Settings{Workers: 1, CostModel: model})
+		if err != nil {
+			continue // no plan exists (the fuzzcheck tests check that)
+		}
+		planned++
+		pl := plan.FromLayout(p, res.Layout)
+		pl.Cost = plan.Cost{Initial: res.InitialCost, Final: res.Cost}
+		if model.Name() != costmodel.Default {
+			pl.CostModel = model.Name()
+		}
+		moved := priced(p, moveSome(p, res.Layout, rng, 2), model)
+		t.Run(fmt.Sprintf("program %d", i), func(t *testing.T) {
+			agree(t, p, pl, model)
+			agree(t, p, moved, model)
+		})
+	}
+	t.Logf("%d of %d random programs planned", planned, n)
+	assert.Greater(t, planned, n/2)
+}
