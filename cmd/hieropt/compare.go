@@ -33,15 +33,17 @@ type compareOptions struct {
 
 // compareRow is one planner's result.
 type compareRow struct {
-	Planner    string  `json:"planner"`
-	Cost       float64 `json:"cost"`
-	Reduction  float64 `json:"reduction_vs_no_planning_pct"`
-	Gap        float64 `json:"gap_to_bound_pct"`
-	FastBytes  int64   `json:"fast_level_bytes"`
-	Seconds    float64 `json:"seconds"`
-	Validated  bool    `json:"validated"`
-	Note       string  `json:"note,omitempty"`
-	Infeasible bool    `json:"infeasible,omitempty"`
+	Planner   string  `json:"planner"`
+	Cost      float64 `json:"cost"`
+	Reduction float64 `json:"reduction_vs_no_planning_pct"`
+	Gap       float64 `json:"gap_to_bound_pct"`
+	// FastTraffic is the bytes read from or written to the fastest level
+	// (not the bytes it holds).
+	FastTraffic int64   `json:"fast_level_traffic_bytes"`
+	Seconds     float64 `json:"seconds"`
+	Validated   bool    `json:"validated"`
+	Note        string  `json:"note,omitempty"`
+	Infeasible  bool    `json:"infeasible,omitempty"`
 }
 
 func newCompareCmd(a *app) *cobra.Command {
@@ -63,8 +65,9 @@ func newCompareCmd(a *app) *cobra.Command {
   search           hieropt's search (the search flags apply)
 
 and prints, for each: the cost, the reduction against no planning, the gap to
-the cost lower bound of 'hieropt bounds', the bytes read or written at the
-fastest level, and the planning time. Every plan (all but the cache) is
+the cost lower bound of 'hieropt bounds', the traffic of the fastest level
+(bytes read from or written to it, moves included; the column is named after
+the level), and the planning time. Every plan (all but the cache) is
 checked against FORMATS.md.`,
 		Example: `  hieropt compare --workload resnet50-int8 --hw ethos-u55
   hieropt compare --workload resnet50-int8 --hw ethos-u55 --format csv`,
@@ -129,7 +132,7 @@ func (a *app) compare(o *compareOptions, s *search.Settings) error {
 			return internalErrorf("%s: the plan breaks %s", name, res.Violations[0])
 		}
 		rep := costmodel.Breakdown(m, p, lay)
-		rows = append(rows, compareRow{Planner: name, Cost: pl.Cost.Final, FastBytes: rep.Levels[0].Traffic(),
+		rows = append(rows, compareRow{Planner: name, Cost: pl.Cost.Final, FastTraffic: rep.Levels[0].Traffic(),
 			Seconds: elapsed.Seconds(), Validated: true, Note: note})
 		return nil
 	}
@@ -146,7 +149,7 @@ func (a *app) compare(o *compareOptions, s *search.Settings) error {
 	}
 	start = time.Now()
 	c := baseline.Cache(p)
-	rows = append(rows, compareRow{Planner: "LRU cache", Cost: c.Cost, FastBytes: c.FastBytes, Seconds: time.Since(start).Seconds(),
+	rows = append(rows, compareRow{Planner: "LRU cache", Cost: c.Cost, FastTraffic: c.FastBytes, Seconds: time.Since(start).Seconds(),
 		Note: fmt.Sprintf("simulated: %d hits, %d misses, %d write-backs, %d bypassed", c.Hits, c.Misses, c.Writebacks, c.Bypassed)})
 	for _, name := range arena.Names() {
 		pl, _ := arena.Lookup(name)
@@ -203,7 +206,7 @@ func (a *app) compare(o *compareOptions, s *search.Settings) error {
 	unit := hw.Units(p.HW.TimeUnit)
 	fmt.Fprintf(a.stdout, "%s on %s (%s model, costs in %s; cost lower bound %s)\n\n", p.Prog.Name, p.HW.Name, m.Name(), unit, fmtCost(b.Cost))
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 1, ' ', 0)
-	fmt.Fprintln(tw, "| planner\t| cost\t| vs no planning\t| gap to bound\t| "+p.HW.Levels[0].Name+" bytes\t| time\t| plan\t|")
+	fmt.Fprintln(tw, "| planner\t| cost\t| vs no planning\t| gap to bound\t| "+p.HW.Levels[0].Name+" traffic\t| time\t| plan\t|")
 	fmt.Fprintln(tw, "|---\t|---:\t|---:\t|---:\t|---:\t|---:\t|---\t|")
 	for _, r := range rows {
 		if r.Infeasible {
@@ -215,21 +218,21 @@ func (a *app) compare(o *compareOptions, s *search.Settings) error {
 			status = "not a plan"
 		}
 		fmt.Fprintf(tw, "| %s\t| %s\t| %.2f%%\t| %.1f%%\t| %s\t| %s\t| %s: %s\t|\n", r.Planner, fmtCost(r.Cost), r.Reduction, r.Gap,
-			fmtBytes(r.FastBytes), fmtDuration(time.Duration(r.Seconds*float64(time.Second))), status, strings.ReplaceAll(r.Note, "|", "/"))
+			fmtBytes(r.FastTraffic), fmtDuration(time.Duration(r.Seconds*float64(time.Second))), status, strings.ReplaceAll(r.Note, "|", "/"))
 	}
 	return tw.Flush()
 }
 
 func writeCompareCSV(a *app, rows []compareRow) error {
 	cw := csv.NewWriter(a.stdout)
-	if err := cw.Write([]string{"planner", "cost", "reduction_vs_no_planning_pct", "gap_to_bound_pct", "fast_level_bytes", "seconds", "validated", "note"}); err != nil {
+	if err := cw.Write([]string{"planner", "cost", "reduction_vs_no_planning_pct", "gap_to_bound_pct", "fast_level_traffic_bytes", "seconds", "validated", "note"}); err != nil {
 		return err
 	}
 	for _, r := range rows {
 		rec := []string{r.Planner, "", "", "", "", "", "false", r.Note}
 		if !r.Infeasible {
 			rec = []string{r.Planner, strconv.FormatFloat(r.Cost, 'f', -1, 64), strconv.FormatFloat(r.Reduction, 'f', 4, 64),
-				strconv.FormatFloat(r.Gap, 'f', 4, 64), strconv.FormatInt(r.FastBytes, 10), strconv.FormatFloat(r.Seconds, 'f', 6, 64),
+				strconv.FormatFloat(r.Gap, 'f', 4, 64), strconv.FormatInt(r.FastTraffic, 10), strconv.FormatFloat(r.Seconds, 'f', 6, 64),
 				strconv.FormatBool(r.Validated), r.Note}
 		}
 		if err := cw.Write(rec); err != nil {

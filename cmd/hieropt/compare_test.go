@@ -45,6 +45,18 @@ func TestCompare(t *testing.T) {
 	assert.Contains(t, r.stdout, "| seed001 arena | 27274.00 |")
 	assert.Contains(t, r.stdout, "| pack arena    | 3354.00  |")
 	assert.Contains(t, r.stdout, "valid: 5.0 KiB in FAST")
+	// The fastest level's column is its traffic, as in optimize's summary
+	// (26.0 KiB for the search's plan, which holds at most 5 KiB there):
+	// 13 accesses of 26624 B in all.
+	assert.Contains(t, r.stdout, "| FAST traffic |")
+	assert.Regexp(t, `\| search +\| 3354.00 +\| [^|]+\| [^|]+\| 26.0 KiB +\|`, r.stdout)
+	o := runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "two-level-5k.yaml"))
+	require.Equal(t, exitOK, o.code, o.stderr)
+	assert.Regexp(t, `\n  FAST +5.0 KiB +5.0 KiB .* 26.0 KiB +3354.00`, o.stderr)
+	r = runCLI(t, "", "compare", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "two-level-5k.yaml"), "--format", "csv")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "planner,cost,reduction_vs_no_planning_pct,gap_to_bound_pct,fast_level_traffic_bytes,seconds,validated,note\n"), r.stdout)
+	assert.Regexp(t, `\nsearch,3354,[^,]+,[^,]+,26624,`, r.stdout)
 }
 
 func TestBoundsCommand(t *testing.T) {
