@@ -123,8 +123,10 @@ func niceCeil(v float64) float64 {
 	return 10 * e
 }
 
-// SVG draws one or more plans of the same problem side by side (two for a
-// before/after comparison), each with a panel per level.
+// SVG draws one or more plans of the same problem side by side, left to
+// right in the order of ds, each with a panel per level. For a comparison
+// put the reference (the initial plan) first, as the report and `hieropt
+// render --compare` do.
 func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
 	o = o.withDefaults()
 	lays := make([]*state.Layout, len(ds))

@@ -31,7 +31,9 @@ func newRenderCmd(a *app) *cobra.Command {
 level, timesteps across, addresses up (0 at the bottom, the capacity marked),
 one rectangle per placement coloured by block kind (hover for the block's name,
 size, lifetime and level), reused space hatched, transfers as arrows between
-panels. --compare draws a second plan beside the first (initial vs optimized).
+panels. --compare REF draws the reference plan REF (say the initial plan) on
+the left and the plan on the right, as the HTML report puts the initial plan
+before the final one.
 
 --ascii prints a compact text map of each level over time instead, for
 terminals and CI logs: each cell shows how full that slice of addresses was
@@ -48,7 +50,7 @@ The plans are checked against FORMATS.md first: an invalid plan is not drawn
 	f.String("workload", "", "workload: a JSON file, - for stdin, or a built-in name")
 	f.String("hw", "", "hardware profile: a YAML file or a built-in name")
 	f.StringP("output", "o", "-", "write the drawing here (- for stdout)")
-	f.String("compare", "", "a second plan to draw beside the first")
+	f.String("compare", "", "a reference plan (e.g. the initial one) to draw on the left, the plan on the right")
 	f.Bool("ascii", false, "print a text map instead of SVG")
 	f.Int("width", 0, "width of one diagram's plot in pixels (SVG, default 960) or columns (ASCII, default 100)")
 	f.Int("rows", 8, "rows per level (ASCII)")
@@ -101,11 +103,12 @@ func (a *app) render(o *renderOptions, planArg string) error {
 	}
 	ds := []render.Diagram{{Title: title(planArg, pl), Layout: lay}}
 	if o.Compare != "" {
-		other, olay, err := a.validPlan(p, o.Compare)
+		ref, rlay, err := a.validPlan(p, o.Compare)
 		if err != nil {
 			return err
 		}
-		ds = append(ds, render.Diagram{Title: title(o.Compare, other), Layout: olay})
+		// The reference first (left), as in the report: initial, then final.
+		ds = append([]render.Diagram{{Title: title(o.Compare, ref), Layout: rlay}}, ds...)
 	}
 	return a.writeOutput(o.Output, func(w io.Writer) error {
 		return render.SVG(w, p, ds, render.Options{Width: o.Width})

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,15 +25,28 @@ func TestRender(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "SRAM (capacity 4 MiB, drawn to 4 MiB)", "--ascii prints the map")
 
+	// As the help's example: the plan, --compare the initial plan. The
+	// reference (--compare) is drawn on the left, as in the report.
 	svg := filepath.Join(dir, "both.svg")
-	r = runCLI(t, "", append([]string{"render", before, "--compare", after, "-o", svg}, args...)...)
+	r = runCLI(t, "", append([]string{"render", after, "--compare", before, "-o", svg}, args...)...)
 	require.Equal(t, exitOK, r.code, r.stderr)
 	data, err := os.ReadFile(svg)
 	require.NoError(t, err)
 	c := wellFormedXML(t, data)
 	assert.Equal(t, 2*459, c["rect.pl"], "459 blocks placed once each, in two plans")
 	assert.Equal(t, 4, c["g.panel"])
-	assert.Contains(t, string(data), "before.json (initializer): cost 88667567.00 cycles")
+	titles := regexp.MustCompile(`<text x="([0-9.]+)" y="\d+" font-size="14" font-weight="bold">([^<]*)</text>`).FindAllStringSubmatch(string(data), -1)
+	require.Len(t, titles, 2)
+	assert.True(t, strings.HasPrefix(titles[0][2], "before.json (initializer): cost 88667567.00 cycles"), titles[0][2])
+	assert.True(t, strings.HasPrefix(titles[1][2], "after.json (search: "), titles[1][2])
+	x0, err := strconv.ParseFloat(titles[0][1], 64)
+	require.NoError(t, err)
+	x1, err := strconv.ParseFloat(titles[1][1], 64)
+	require.NoError(t, err)
+	assert.Less(t, x0, x1, "the reference is on the left")
+	h := runCLI(t, "", "render", "--help")
+	assert.Contains(t, h.stdout, "render --workload resnet50-int8 --hw ethos-u55 optimized.json --compare initial.json")
+	assert.Contains(t, h.stdout, "--compare REF draws the reference plan REF (say the initial plan) on\nthe left")
 
 	r = runCLI(t, "", append([]string{"render", after, "--ascii", "--width", "40"}, args...)...)
 	require.Equal(t, exitOK, r.code, r.stderr)
