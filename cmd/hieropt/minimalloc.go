@@ -8,9 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/importer/minimalloc"
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/pack"
+	"github.com/hieropt/hieropt/plan"
 )
 
 type importMiniMallocOptions struct {
@@ -136,6 +138,8 @@ minimalloc' (every op named t<time>, in increasing order), whose times are
 the original ones: importing a MiniMalloc problem, planning it in one level
 and exporting gives a solution of the original problem. The rows are checked
 with pack.Check against the level's capacity before they are written.
+Placements in other levels are left out; a line on stderr says how many, in
+which levels, and how many blocks are never in the level exported.
 
 A plan that runs an op in place (a block created over a reusable block's
 space at the timestep that block ends, FORMATS.md rule 4) cannot be written
@@ -194,7 +198,46 @@ then a valid MiniMalloc solution of that slightly different problem.`,
 			fmt.Fprintf(a.stderr, "wrote %s: %d buffers in level %s (capacity %d), peak %d, max-live %d; checked\n",
 				o.Output, len(prob.Buffers), p.HW.Levels[l].Name, prob.Capacity, sol.Peak, pack.MaxLive(prob))
 		}
+		if s := leftOut(pl, p.HW, l); s != "" {
+			fmt.Fprintln(a.stderr, s)
+		}
 		return nil
 	}
 	return cmd
+}
+
+// leftOut says what exporting level l of pl leaves out: the placements in
+// other levels (per level), their blocks, and how many of those are never
+// in level l; "" when every placement is in level l.
+func leftOut(pl *plan.Plan, prof *hw.Profile, l int) string {
+	name := prof.Levels[l].Name
+	perLevel := map[string]int{}
+	inLevel, elsewhere := map[string]bool{}, map[string]bool{}
+	n := 0
+	for _, x := range pl.Placements {
+		if x.Level == name {
+			inLevel[x.Block] = true
+			continue
+		}
+		perLevel[x.Level]++
+		elsewhere[x.Block] = true
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	never := 0
+	for b := range elsewhere {
+		if !inLevel[b] {
+			never++
+		}
+	}
+	var where []string
+	for _, lv := range prof.Levels {
+		if c := perLevel[lv.Name]; c > 0 {
+			where = append(where, fmt.Sprintf("%d in %s", c, lv.Name))
+		}
+	}
+	return fmt.Sprintf("left out: %s in other levels (%s) of %s, %d of which are never in %s; --level exports another level",
+		plural(n, "placement"), strings.Join(where, ", "), plural(len(elsewhere), "block"), never, name)
 }
