@@ -252,22 +252,22 @@ func (c *checker) checkProgram() error {
 	c.pin = make([]int, len(c.prog.Blocks))
 	for b := range c.prog.Blocks {
 		blk := &c.prog.Blocks[b]
-		item := fmt.Sprintf("block %q", blk.Name)
+		item := blockItem(blk.Name)
 		if j, dup := c.blockID[blk.Name]; dup {
-			return inputerr.New(doc, item, "block name also used by block %d", j)
+			return inputerr.New(doc, item.String(), "block name also used by block %d", j)
 		}
 		c.blockID[blk.Name] = b
 		if blk.Size <= 0 {
-			return inputerr.New(doc, item, "size %d: must be > 0 bytes", blk.Size)
+			return inputerr.New(doc, item.String(), "size %d: must be > 0 bytes", blk.Size)
 		}
 		if blk.Align < 0 {
-			return inputerr.New(doc, item, "align %d: must be > 0 bytes when given", blk.Align)
+			return inputerr.New(doc, item.String(), "align %d: must be > 0 bytes when given", blk.Align)
 		}
 		if int(blk.Kind) >= numKinds {
-			return inputerr.New(doc, item, "unknown kind %d", blk.Kind)
+			return inputerr.New(doc, item.String(), "unknown kind %d", blk.Kind)
 		}
 		if blk.First < 0 || blk.Last < blk.First || blk.Last >= T {
-			return inputerr.New(doc, item, "lifetime [%d,%d]: want 0 <= first <= last < %d (the number of ops)", blk.First, blk.Last, T)
+			return inputerr.New(doc, item.String(), "lifetime [%d,%d]: want 0 <= first <= last < %d (the number of ops)", blk.First, blk.Last, T)
 		}
 		for _, acc := range []struct {
 			name  string
@@ -275,7 +275,7 @@ func (c *checker) checkProgram() error {
 		}{{"reads", blk.Reads}, {"writes", blk.Writes}} {
 			for _, t := range acc.steps {
 				if t < blk.First || t > blk.Last {
-					return inputerr.New(doc, item, "%s [%d] outside lifetime [%d,%d]", acc.name, t, blk.First, blk.Last)
+					return inputerr.New(doc, item.String(), "%s [%d] outside lifetime [%d,%d]", acc.name, t, blk.First, blk.Last)
 				}
 			}
 		}
@@ -283,7 +283,7 @@ func (c *checker) checkProgram() error {
 		if blk.Level != "" {
 			l, ok := c.levelID[blk.Level]
 			if !ok {
-				return inputerr.New(doc, item, "pinned to level %q, which hardware profile %q does not have", blk.Level, c.prof.Name)
+				return inputerr.New(doc, item.String(), "pinned to level %q, which hardware profile %q does not have", blk.Level, c.prof.Name)
 			}
 			c.pin[b] = l
 		}
@@ -297,14 +297,13 @@ func (c *checker) index() error {
 	doc := c.opt.Doc
 	c.place = make([]place, len(c.pl.Placements))
 	for i, pp := range c.pl.Placements {
-		item := fmt.Sprintf("placements[%d]", i)
 		b, ok := c.blockID[pp.Block]
 		if !ok {
-			return inputerr.New(doc, item, "block %q is not in workload %q", pp.Block, c.prog.Name)
+			return inputerr.New(doc, fmt.Sprintf("placements[%d]", i), "block %q is not in workload %q", pp.Block, c.prog.Name)
 		}
 		l, ok := c.levelID[pp.Level]
 		if !ok {
-			return inputerr.New(doc, item, "level %q is not in hardware profile %q", pp.Level, c.prof.Name)
+			return inputerr.New(doc, fmt.Sprintf("placements[%d]", i), "level %q is not in hardware profile %q", pp.Level, c.prof.Name)
 		}
 		a := alignment(&c.prog.Blocks[b], &c.prof.Levels[l])
 		f, fok := footprint(c.prog.Blocks[b].Size, a)
@@ -312,18 +311,18 @@ func (c *checker) index() error {
 	}
 	c.xfer = make([]xfer, len(c.pl.Transfers))
 	for i, x := range c.pl.Transfers {
-		item := fmt.Sprintf("transfers[%d]", i)
+		item := transferItem(i)
 		b, ok := c.blockID[x.Block]
 		if !ok {
-			return inputerr.New(doc, item, "block %q is not in workload %q", x.Block, c.prog.Name)
+			return inputerr.New(doc, item.String(), "block %q is not in workload %q", x.Block, c.prog.Name)
 		}
 		from, ok := c.levelID[x.FromLevel]
 		if !ok {
-			return inputerr.New(doc, item, "level %q is not in hardware profile %q", x.FromLevel, c.prof.Name)
+			return inputerr.New(doc, item.String(), "level %q is not in hardware profile %q", x.FromLevel, c.prof.Name)
 		}
 		to, ok := c.levelID[x.ToLevel]
 		if !ok {
-			return inputerr.New(doc, item, "level %q is not in hardware profile %q", x.ToLevel, c.prof.Name)
+			return inputerr.New(doc, item.String(), "level %q is not in hardware profile %q", x.ToLevel, c.prof.Name)
 		}
 		c.xfer[i] = xfer{b: b, from: from, to: to, at: x.At, fromOff: x.FromOffset, toOff: x.ToOffset}
 	}
@@ -366,6 +365,17 @@ func (c *checker) placesOf(b int) []int { return c.byBlock[c.blockStart[b]:c.blo
 
 // xfersOf returns the transfers of block b, sorted by at.
 func (c *checker) xfersOf(b int) []int { return c.xferBy[c.xferStart[b]:c.xferStart[b+1]] }
+
+// blockItem names a block in errors, lazily: the name is formatted only
+// when an error is.
+type blockItem string
+
+func (b blockItem) String() string { return fmt.Sprintf("block %q", string(b)) }
+
+// transferItem names transfers[i] in errors.
+type transferItem int
+
+func (i transferItem) String() string { return fmt.Sprintf("transfers[%d]", int(i)) }
 
 // span formats timesteps [from, to] for a message.
 func span(from, to int) string {
