@@ -35,6 +35,7 @@ func (a *app) loadWorkload(arg string) (*workload.Program, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
+		a.noteLoading("the workload on stdin", int64(len(data)))
 		p, err := workload.Parse("-", data)
 		if err == nil {
 			err = a.checkProgramSize(workload.DocName("-"), p)
@@ -43,6 +44,9 @@ func (a *app) loadWorkload(arg string) (*workload.Program, string, error) {
 	}
 	if err := a.checkInputSize(workload.DocName(arg), arg); err != nil {
 		return nil, "", err
+	}
+	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
+		a.noteLoading(arg, st.Size())
 	}
 	data, err := os.ReadFile(arg)
 	if err == nil {

@@ -15,6 +15,9 @@ type app struct {
 	// maxMemory bounds the inputs a command accepts (bytes; 0 = no
 	// limit); set from --max-memory before each command runs.
 	maxMemory int64
+	// quiet turns off notes on stderr (--quiet, or --format json); set
+	// before each command runs.
+	quiet bool
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -56,7 +59,12 @@ or SIGTERM (optimize and pack write what they found so far and say so).`,
 	root.SetErr(stderr)
 	root.PersistentFlags().String("config", "", "YAML file of settings, one section per command (env HIEROPT_CONFIG)")
 	root.PersistentFlags().String("max-memory", "", "reject inputs too large to plan within this much memory, before reading them (e.g. 4G; env HIEROPT_MAX_MEMORY; default 80% of RAM)")
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return a.setMaxMemory(cmd) }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if err := a.setMaxMemory(cmd); err != nil {
+			return err
+		}
+		return a.setQuiet(cmd)
+	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
