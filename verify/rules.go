@@ -26,6 +26,27 @@ var rules = []rule{
 	{6, "cost.final is the recomputed cost; cost.initial the initializer's", (*checker).costs},
 }
 
+// init checks the tables: rules documented, in ascending order of their
+// numbers (rule 6 reads what rule 1 found); cost models documented, under
+// distinct names.
+func init() {
+	for i, r := range rules {
+		if r.doc == "" || r.check == nil || i > 0 && r.num <= rules[i-1].num {
+			panic(fmt.Sprintf("verify: rule table broken at rule %d", r.num))
+		}
+	}
+	for i, m := range models {
+		if m.doc == "" || m.cost == nil {
+			panic(fmt.Sprintf("verify: cost model %q undocumented", m.name))
+		}
+		for _, other := range models[:i] {
+			if other.name == m.name {
+				panic(fmt.Sprintf("verify: cost model %q listed twice", m.name))
+			}
+		}
+	}
+}
+
 // tiling is rule 1: a block's placements, sorted by from, tile
 // [first, last] exactly: no gap, no overlap, nothing outside.
 func (c *checker) tiling() {

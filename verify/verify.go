@@ -80,8 +80,9 @@ func (r *Report) Valid() bool { return len(r.Violations) == 0 && r.Omitted == 0 
 
 // Check checks pl against prog and prof: every rule of FORMATS.md section
 // 3, under the plan's cost model (DefaultModel when it names none). None
-// of the three is modified; prog need not have been validated (Check makes
-// its own checks of what the rules depend on). The error, an
+// of the three may be nil, and none is modified; prog and prof need not
+// have been validated (Check makes its own checks of what the rules depend
+// on). The error, an
 // *inputerr.Error, says that the plan cannot be checked against prog and
 // prof at all; broken rules are in the Report.
 func Check(prog *workload.Program, prof *hw.Profile, pl *plan.Plan, opt *Options) (*Report, error) {
