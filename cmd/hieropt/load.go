@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -99,44 +97,6 @@ func (a *app) loadProblem(workloadArg, hwArg string) (*state.Problem, error) {
 
 func bindProblem(prog *workload.Program, prof *hw.Profile, doc string) (*state.Problem, error) {
 	return state.Bind(prog, prof, doc)
-}
-
-// writeOutput writes what fill produces to path atomically: into a
-// temporary file beside it, synced, then renamed over path, so that a
-// failure or a kill never leaves a partial file. "-" writes to stdout.
-func (a *app) writeOutput(path string, fill func(io.Writer) error) error {
-	if path == "-" {
-		var buf bytes.Buffer
-		if err := fill(&buf); err != nil {
-			return err
-		}
-		_, err := a.stdout.Write(buf.Bytes())
-		return err
-	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return &exitError{exitInput, fmt.Errorf("cannot write %s: %s", path, errorText(err))}
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if err := fill(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return &exitError{exitInput, fmt.Errorf("cannot write %s: %s", path, errorText(err))}
-	}
-	if err := tmp.Close(); err != nil {
-		return &exitError{exitInput, fmt.Errorf("cannot write %s: %s", path, errorText(err))}
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return &exitError{exitInput, fmt.Errorf("cannot write %s: %s", path, errorText(err))}
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return &exitError{exitInput, fmt.Errorf("cannot write %s: %s", path, errorText(err))}
-	}
-	return nil
 }
 
 // readStdin reads standard input, up to what the memory limit allows.

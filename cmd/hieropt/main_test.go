@@ -545,7 +545,7 @@ func TestKillLeavesNoFile(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, before, string(data), "a killed optimize changed the file that was there")
 		}
-		left, err := filepath.Glob(filepath.Join(dir, ".p.json.tmp*"))
+		left, err := filepath.Glob(filepath.Join(dir, ".p.json"+tmpInfix+"*"))
 		require.NoError(t, err)
 		assert.Empty(t, left, "no temporary file before the search ends")
 	}
