@@ -30,7 +30,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/workload"
@@ -138,8 +140,30 @@ func Import(file string, data []byte, o Options) (*workload.Program, error) {
 	}
 	var ops []op
 	usedNames := map[string]int{}
+	// ONNX names each tensor once: a node output may be neither a graph
+	// input, an initializer nor an earlier output. (A view of a tensor
+	// that is not there yet, or its own output, would make an alias cycle.)
+	produced := map[string]bool{}
+	for _, t := range g.initializer {
+		produced[t.name] = true
+	}
+	for _, vi := range g.inputs {
+		produced[vi.name] = true
+	}
 	for i := range g.nodes {
 		n := &g.nodes[i]
+		if views[n.opType] && len(n.inputs) > 0 && len(n.outputs) > 0 && !produced[root(n.inputs[0])] {
+			return nil, inputerr.New(doc, nodeItem(i, n), "input %q is produced by no earlier node, initializer or graph input", n.inputs[0])
+		}
+		for _, out := range n.outputs {
+			if out == "" {
+				continue
+			}
+			if produced[out] {
+				return nil, inputerr.New(doc, nodeItem(i, n), "output %q is already a graph input, an initializer or an earlier node's output (ONNX names each tensor once)", out)
+			}
+			produced[out] = true
+		}
 		switch {
 		case n.opType == "Constant":
 			for _, a := range n.attrs {
@@ -377,7 +401,10 @@ func checkDims(doc string, g *graph, given map[string]int64) error {
 		return nil
 	}
 	slices.Sort(unknown)
-	names := slices.Sorted(maps.Keys(has))
+	var names []string
+	for _, name := range slices.Sorted(maps.Keys(has)) {
+		names = append(names, bare(name))
+	}
 	list := "it has none"
 	if len(names) > 0 {
 		list = "it has " + strings.Join(names, ", ")
@@ -394,9 +421,24 @@ func cmp(a, b string) string {
 
 func nodeItem(i int, n *node) string {
 	if n.name != "" {
-		return fmt.Sprintf("node %d %q (%s)", i, n.name, n.opType)
+		return fmt.Sprintf("node %d %q (%s)", i, n.name, bare(n.opType))
 	}
-	return fmt.Sprintf("node %d (%s)", i, n.opType)
+	return fmt.Sprintf("node %d (%s)", i, bare(n.opType))
+}
+
+// bare returns s as it is if it looks like an identifier (as op types and
+// dimension names do), else quoted, so that a message stays one line
+// whatever the model holds.
+func bare(s string) string {
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_.-:/", r) {
+			return strconv.Quote(s)
+		}
+	}
+	if s == "" {
+		return `""`
+	}
+	return s
 }
 
 // macsOf counts the multiply-accumulates of Conv, Gemm and MatMul from

@@ -194,3 +194,34 @@ func TestSmallModels(t *testing.T) {
 	_, err = onnx.ReadFile("nope/missing.onnx", onnx.Options{})
 	assert.EqualError(t, err, `ONNX model "nope/missing.onnx": cannot read: no such file or directory`)
 }
+
+// TestTensorsNamedOnce: a node output that reuses a name (its own input, a
+// graph input, an earlier output) is an error, and so is a view of a
+// tensor nothing produced yet; either made the alias of a view point to
+// itself and the import loop forever.
+func TestTensorsNamedOnce(t *testing.T) {
+	in, out := []vi{{"x", []int64{2}, true}}, []vi{{"y", []int64{2}, true}}
+	for _, c := range []struct {
+		nodes []nd
+		want  string
+	}{
+		{[]nd{{"Identity", []string{"x"}, []string{"x"}}, {"Relu", []string{"x"}, []string{"y"}}},
+			`node 0 (Identity): output "x" is already a graph input, an initializer or an earlier node's output (ONNX names each tensor once)`},
+		{[]nd{{"Relu", []string{"x"}, []string{"r"}}, {"Relu", []string{"x"}, []string{"r"}}, {"Add", []string{"r", "x"}, []string{"y"}}},
+			`node 1 (Relu): output "r" is already a graph input, an initializer or an earlier node's output (ONNX names each tensor once)`},
+		{[]nd{{"Identity", []string{"a"}, []string{"b"}}, {"Identity", []string{"b"}, []string{"a"}}, {"Add", []string{"a", "x"}, []string{"y"}}},
+			`node 0 (Identity): input "a" is produced by no earlier node, initializer or graph input`},
+	} {
+		_, err := onnx.Import("c.onnx", model(c.nodes, in, out, []vi{{"r", []int64{2}, true}}), onnx.Options{})
+		assert.EqualError(t, err, `ONNX model "c.onnx": `+c.want)
+		assert.True(t, inputerr.Is(err))
+	}
+}
+
+// TestMessagesOneLine: an op type that is not an identifier is quoted in
+// messages, which stay one line (found by FuzzImport).
+func TestMessagesOneLine(t *testing.T) {
+	in, out := []vi{{"x", []int64{2}, true}}, []vi{{"y", []int64{2}, true}}
+	_, err := onnx.Import("q.onnx", model([]nd{{"Add\nMul", []string{"x", "ghost"}, []string{"y"}}}, in, out, nil), onnx.Options{})
+	assert.EqualError(t, err, `ONNX model "q.onnx": node 0 ("Add\nMul"): input "ghost" is produced by no earlier node, initializer or graph input`)
+}
