@@ -21,7 +21,9 @@
 //     a portfolio of greedy orders (seed 004's first), then branch and
 //     bound under a fixed node budget (PackNodeLimit), so that the arena is
 //     the same on any machine. It reaches the max-live bound whenever the
-//     budget lets it find and prove a packing there.
+//     budget lets it find and prove a packing there. Where that peak is
+//     above a level's capacity, Place packs to the capacity instead
+//     (PackWithin: any packing that fits, under its own node budget).
 //
 // A planner works on intervals (inclusive first/last timesteps and a
 // footprint); Place turns an arena into a plan in the fastest level of a
@@ -35,6 +37,7 @@ import (
 	"sync"
 
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
 )
 
 // Interval is one block to place: alive during [First, Last] (inclusive),
@@ -167,9 +170,11 @@ func Intervals(p *state.Problem, l int) []Interval {
 
 // Place plans p with a single-level planner: it puts the whole arena in
 // the fastest level that holds it (the arena is planned with that level's
-// footprints and alignments), and reports the level and the peak. It fails
-// if no level holds the arena, or if a block is pinned to a level other
-// than the chosen one.
+// footprints and alignments), and reports the level and the peak. Where
+// the planner's arena is larger than a level but the planner is a
+// CapacityPlanner (pack), it packs to the level's capacity instead. It
+// fails if no level holds the arena, or if a block is pinned to a level
+// other than the chosen one.
 func Place(p *state.Problem, pl Planner) (*state.Layout, int, int64, error) {
 	var sizes []string
 	for l := 0; l < p.Levels(); l++ {
@@ -181,9 +186,18 @@ func Place(p *state.Problem, pl Planner) (*state.Layout, int, int64, error) {
 		}
 		off := pl.Offsets(iv)
 		peak := Peak(iv, off)
-		if peak > p.HW.Levels[l].Capacity {
-			sizes = append(sizes, fmt.Sprintf("%s %d B", p.HW.Levels[l].Name, p.HW.Levels[l].Capacity))
-			continue
+		if c := p.HW.Levels[l].Capacity; peak > c {
+			// The planner's least peak is above the capacity: a planner
+			// that can pack to a given size tries the capacity itself.
+			cp, ok := pl.(CapacityPlanner)
+			if ok {
+				off, ok = cp.Within(iv, c, workload.Times(p.Prog))
+			}
+			if !ok {
+				sizes = append(sizes, fmt.Sprintf("%s %d B", p.HW.Levels[l].Name, c))
+				continue
+			}
+			peak = Peak(iv, off)
 		}
 		for b := 0; b < p.Blocks(); b++ {
 			if pin := p.Pin(b); pin != state.NoPin && pin != l {

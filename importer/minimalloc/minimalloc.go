@@ -30,7 +30,6 @@ package minimalloc
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -87,36 +86,9 @@ func Import(name, source string, p *pack.Problem) (*workload.Program, error) {
 // T ops (T+1 values, strictly increasing). When every op is named
 // "t<integer>" with the integers increasing (as Import names them), op k's
 // time is its integer; otherwise it is k. Time T, the end of the last op,
-// is the last op's time plus one.
-func Times(prog *workload.Program) []int64 {
-	T := len(prog.Ops)
-	times := make([]int64, T+1)
-	named := T > 0
-	for k, op := range prog.Ops {
-		v, err := strconv.ParseInt(strings.TrimPrefix(op.Name, "t"), 10, 64)
-		if !strings.HasPrefix(op.Name, "t") || err != nil || v < 0 || (k > 0 && v <= times[k-1]) ||
-			"t"+strconv.FormatInt(v, 10) != op.Name {
-			named = false
-			break
-		}
-		times[k] = v
-	}
-	if !named {
-		for k := range times {
-			times[k] = int64(k)
-		}
-		return times
-	}
-	if times[T-1] == math.MaxInt64 {
-		// No room after the last time: fall back to timesteps.
-		for k := range times {
-			times[k] = int64(k)
-		}
-		return times
-	}
-	times[T] = times[T-1] + 1
-	return times
-}
+// is the last op's time plus one. It is workload.Times, which the fallback
+// plan's packer (package actions) uses too.
+func Times(prog *workload.Program) []int64 { return workload.Times(prog) }
 
 // Problem returns the workload's blocks as one packing problem with no
 // capacity: buffer i is block i, alive on [first, last+1) in Times, with
