@@ -331,6 +331,9 @@ type InfeasibleError struct {
 	// LiveLargest names the largest blocks live at that timestep, with
 	// their sizes and levels, for the message.
 	LiveLargest []string
+	// Fallback, when set, says why the fallback plan (FallbackPlan) was
+	// not found either.
+	Fallback string
 }
 
 func (e *InfeasibleError) Error() string {
@@ -346,6 +349,9 @@ func (e *InfeasibleError) Error() string {
 		e.Block, e.Size, e.Timestep, what, strings.Join(parts, "; "))
 	if len(e.LiveLargest) > 0 {
 		msg += "; largest blocks live there: " + strings.Join(e.LiveLargest, ", ")
+	}
+	if e.Fallback != "" {
+		msg += "; " + e.Fallback
 	}
 	return msg
 }

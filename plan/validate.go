@@ -2,6 +2,7 @@ package plan
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -34,9 +35,13 @@ type Result struct {
 	// Cost is the final cost recomputed from the plan (NaN when the
 	// placements are too broken to price).
 	Cost float64
-	// InitialCost is the cost of the initializer's own plan (NaN if the
-	// initializer finds none).
+	// InitialCost is the cost of the initializer's own plan or, where the
+	// initializer cannot place a block, of the fallback plan (NaN if
+	// neither exists).
 	InitialCost float64
+	// InitialFallback says how the fallback plan was made when
+	// InitialCost is its cost (nil when it is the initializer's).
+	InitialFallback *actions.Fallback
 	// Layout is the plan in compact form when the plan is valid, else nil.
 	Layout *state.Layout
 }
@@ -466,15 +471,21 @@ func (v *validator) referenceCost() float64 {
 }
 
 // checkInitial is the second half of rule 6: cost.initial is the cost of the
-// initializer's own plan.
+// initializer's own plan or, where the initializer cannot place a block, of
+// the fallback plan (actions.InitialPlan), computed here again.
 func (v *validator) checkInitial(model costmodel.Model) {
-	lay := state.NewLayout(v.p.Blocks())
-	if _, err := actions.NewInitializer(v.p).Run(lay, 0); err != nil {
+	lay, fb, err := actions.InitialPlan(context.Background(), v.p, model)
+	if err != nil {
 		v.r.add(6, "cost.initial %s cannot be checked: the initializer finds no plan (%v)", num(v.pl.Cost.Initial), err)
 		return
 	}
 	v.r.InitialCost = costmodel.Total(model, v.p, lay)
+	v.r.InitialFallback = fb
 	if !costEqual(v.pl.Cost.Initial, v.r.InitialCost) {
-		v.r.add(6, "cost.initial %s differs from the cost %s of the initializer's plan", num(v.pl.Cost.Initial), num(v.r.InitialCost))
+		what := "the initializer's plan"
+		if fb != nil {
+			what = fmt.Sprintf("the fallback plan (the initializer cannot place block %q at timestep %d)", fb.Cause.Block, fb.Cause.Timestep)
+		}
+		v.r.add(6, "cost.initial %s differs from the cost %s of %s", num(v.pl.Cost.Initial), num(v.r.InitialCost), what)
 	}
 }

@@ -7,7 +7,12 @@
 // The initializer (package actions) gives a first plan: each timestep's new
 // blocks placed level by level, fastest first, best fit. It is greedy and
 // blind to the future: a block that grabs the fast level now may push a
-// more important block out of it later. The search repairs that.
+// more important block out of it later. The search repairs that. Where
+// the initializer cannot place a block at all, the first plan is the
+// fallback plan (actions.FallbackPlan: the levels packed by the exact
+// packer at their capacities); the search re-plans with the initializer
+// all the same, drops the candidates whose re-planning cannot place a
+// block, and keeps the fallback plan until it finds a cheaper one.
 //
 // It visits the timesteps in execution order. At timestep t it takes each
 // block of the timestep (the blocks the op reads, writes or creates; at
@@ -44,7 +49,9 @@
 // re-planner walks forward tracking the blocks whose position differs from
 // the parent's; the initializer's decisions at a timestep depend only on
 // the memory state there, so once every differing block has died, the rest
-// of the plan is the parent's and the walk stops. The cost is updated by
+// of the plan is the parent's and the walk stops. (That rest is valid
+// whoever made it, the fallback included: it starts from the same memory
+// state as in the parent.) The cost is updated by
 // the blocks that changed, since cost models price blocks independently.
 // Typical re-plans touch a few timesteps, not the whole program. A
 // candidate's overlay is a fork of its parent's (state.Overlay.Fork: it

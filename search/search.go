@@ -130,8 +130,13 @@ type Stats struct {
 	Skipped                             int   // timesteps skipped: all their blocks in the highest level
 	// Start is the initializer order the search started from and re-planned
 	// with, and StartCost the cost of that start.
-	Start      actions.Order
-	StartCost  float64
+	Start     actions.Order
+	StartCost float64
+	// Fallback is set when the initializer (workload order) could not
+	// place a block: InitialCost is then the cost of the fallback plan
+	// (actions.FallbackPlan), which it says how it made, and the search
+	// started from that plan unless Start says otherwise.
+	Fallback   *actions.Fallback
 	InitTime   time.Duration
 	SearchTime time.Duration
 	// Repack is what the repacking step did (zero when it did not run:
@@ -146,7 +151,7 @@ type Result struct {
 	// Layout is the plan: always complete and valid, even when the search
 	// stopped early.
 	Layout      *state.Layout
-	InitialCost float64 // the initializer's plan
+	InitialCost float64 // the initializer's plan, or the fallback's (Stats.Fallback)
 	Cost        float64 // Layout's cost, recomputed in full
 	Stats       Stats
 	Status      Status
@@ -195,9 +200,12 @@ func (s *Settings) RepackBudget() int {
 }
 
 // Run plans prog on prof: the initializer, then the search. It is the entry
-// point for compilers. prog and prof must be validated. The error is an
+// point for compilers. prog and prof must be validated. Where the
+// initializer cannot place a block, the search starts from the fallback
+// plan (actions.FallbackPlan, Stats.Fallback). The error is an
 // *inputerr.Error if the program cannot be bound to the profile, a
-// *state.CapacityError or *actions.InfeasibleError if no plan exists, or
+// *state.CapacityError if no plan exists, an *actions.InfeasibleError if
+// neither the initializer nor the fallback finds one, or
 // ctx's error if it was cancelled before the initializer finished.
 func Run(ctx context.Context, prog *workload.Program, prof *hw.Profile, s *Settings) (*Result, error) {
 	p, err := state.Bind(prog, prof, "workload")
@@ -241,12 +249,24 @@ func RunProblem(ctx context.Context, p *state.Problem, s *Settings) (*Result, er
 	}
 	_, err := in.Run(base, 0)
 	altRun.Wait()
+	var fb *actions.Fallback
 	if err != nil {
-		return nil, err
+		// The initializer cannot place a block: the fallback plan (the
+		// exact packer at each level's capacity) is cost.initial's plan
+		// and a start. The search re-plans with the initializer all the
+		// same; a candidate whose re-planning fails is dropped.
+		var ie *actions.InfeasibleError
+		if !errors.As(err, &ie) {
+			return nil, err
+		}
+		if base, fb, err = actions.FallbackPlan(ctx, p, cfg.CostModel, ie); err != nil {
+			return nil, err
+		}
 	}
 	sr := &searcher{p: p, cfg: cfg, in: in, model: cfg.CostModel, base: base}
 	sr.initial = costmodel.Total(sr.model, p, base)
 	sr.stats.StartCost = sr.initial
+	sr.stats.Fallback = fb
 	if alt != nil && altErr == nil {
 		if c := costmodel.Total(sr.model, p, altLay); c < sr.initial {
 			sr.in, sr.base = alt, altLay

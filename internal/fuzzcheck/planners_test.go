@@ -48,19 +48,40 @@ type checker struct {
 	p    *state.Problem
 	desc string
 	// initial[noReuse] is the initializer's plan in workload order, with
-	// or without reuse, nil if it finds none. initial[false] priced by a
-	// plan's model is that plan's cost.initial.
+	// or without reuse, nil if it finds none; cause[noReuse] then says
+	// why. initial[false] priced by a plan's model is that plan's
+	// cost.initial; where it is nil, the fallback plan's is.
 	initial [2]*state.Layout
+	cause   [2]*actions.InfeasibleError
 }
 
-// initialCost is cost.initial of a plan priced by model: NaN when the
-// initializer finds no plan.
+// initialCost is cost.initial of a plan priced by model: the cost of the
+// initializer's plan or, where the initializer finds none, of the fallback
+// plan (which depends on the model); NaN when neither exists.
 func (c *checker) initialCost(model costmodel.Model, noReuse bool) float64 {
 	lay := c.initial[b2i(noReuse)]
+	if lay == nil {
+		lay = c.fallback(model, noReuse)
+	}
 	if lay == nil {
 		return math.NaN()
 	}
 	return costmodel.Total(model, c.p, lay)
+}
+
+// fallback is the fallback plan where the initializer (with or without
+// reuse) fails, nil if there is none or the initializer does not fail.
+func (c *checker) fallback(model costmodel.Model, noReuse bool) *state.Layout {
+	cause := c.cause[b2i(noReuse)]
+	if cause == nil {
+		return nil
+	}
+	lay, _, err := actions.FallbackPlan(context.Background(), c.p, model, cause)
+	if err != nil {
+		c.infeasible("fallback", err)
+		return nil
+	}
+	return lay
 }
 
 func b2i(b bool) int {
@@ -156,6 +177,9 @@ func checkPlanners(t testing.TB, prog *workload.Program, prof *hw.Profile, setti
 			lay := state.NewLayout(p.Blocks())
 			if _, err := in.Run(lay, 0); err != nil {
 				c.infeasible(what, err)
+				if ord == actions.WorkloadOrder {
+					require.ErrorAs(t, err, &c.cause[b2i(noReuse)])
+				}
 				continue
 			}
 			feasible = true
@@ -172,6 +196,18 @@ func checkPlanners(t testing.TB, prog *workload.Program, prof *hw.Profile, setti
 			lay := state.NewLayout(p.Blocks())
 			if _, err := in.Run(lay, 0); err == nil {
 				c.requireValid(fmt.Sprintf("initializer (%s order, no reuse %v)", ord, noReuse), lay, seed)
+			}
+		}
+	}
+
+	// The fallback plan, where the initializer fails: valid, and its cost
+	// is cost.initial (Validate computes it again).
+	for _, noReuse := range []bool{false, true} {
+		if lay := c.fallback(seed, noReuse); lay != nil {
+			feasible = true
+			_, cost := c.requireValid(fmt.Sprintf("fallback (no reuse %v)", noReuse), lay, seed)
+			if !noReuse {
+				require.True(t, relEqual(cost, c.initialCost(seed, false)), "fallback: cost %v, cost.initial %v\n%s", cost, c.initialCost(seed, false), desc)
 			}
 		}
 	}
@@ -200,18 +236,23 @@ func checkPlanners(t testing.TB, prog *workload.Program, prof *hw.Profile, setti
 		s := ss.s
 		res, err := runSearch(p, &s)
 		// The search fails exactly when the initializer it starts from
-		// (workload order, the same reuse setting) does.
-		start := c.initial[b2i(s.NoReuse)]
-		if err != nil {
-			c.infeasible("search "+ss.name, err)
-			require.Nil(t, start, "search %s fails (%v) where the initializer finds a plan\n%s", ss.name, err, desc)
-			continue
-		}
-		require.NotNil(t, start, "search %s finds a plan where the initializer does not\n%s", ss.name, desc)
+		// (workload order, the same reuse setting) does and the fallback
+		// plan does not exist either.
 		model := s.CostModel
 		if model == nil {
 			model = seed
 		}
+		start := c.initial[b2i(s.NoReuse)]
+		if start == nil {
+			start = c.fallback(model, s.NoReuse)
+		}
+		if err != nil {
+			c.infeasible("search "+ss.name, err)
+			require.Nil(t, start, "search %s fails (%v) where the initializer or the fallback finds a plan\n%s", ss.name, err, desc)
+			continue
+		}
+		require.NotNil(t, start, "search %s finds a plan where neither the initializer nor the fallback does\n%s", ss.name, desc)
+		require.Equal(t, c.initial[b2i(s.NoReuse)] == nil, res.Stats.Fallback != nil, "search %s: Stats.Fallback\n%s", ss.name, desc)
 		_, cost := c.requireValid("search "+ss.name, res.Layout, model)
 		require.True(t, relEqual(res.Cost, cost), "search %s: Result.Cost %v, costmodel.Total %v\n%s", ss.name, res.Cost, cost, desc)
 		require.LessOrEqual(t, res.Cost, res.InitialCost*(1+1e-9), "search %s is worse than the initializer\n%s", ss.name, desc)

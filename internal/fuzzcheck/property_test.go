@@ -88,6 +88,9 @@ func TestPropertiesOnRandomPrograms(t *testing.T) {
 				if res.Cost < res.InitialCost*(1-1e-9) {
 					stats["search improves"]++
 				}
+				if res.Stats.Fallback != nil {
+					stats["from the fallback plan"]++
+				}
 			}
 		}
 		if planned {
@@ -102,4 +105,6 @@ func TestPropertiesOnRandomPrograms(t *testing.T) {
 	require.Greater(t, stats["planned"], n/2)
 	require.Greater(t, stats["search improves"], n/20)
 	require.Greater(t, stats["no plan"]+stats["does not bind"], 0)
+	// Where the initializer fails, the search starts from the fallback plan.
+	require.Greater(t, stats["from the fallback plan"], 0)
 }
