@@ -33,8 +33,10 @@ type Result struct {
 // prog must have been validated (Program.Validate); if it was not, the
 // error wraps workload.ErrNotValidated. The error is an *inputerr.Error if
 // prof breaks a rule of FORMATS.md section 2 or prog cannot be bound to
-// prof, a *state.CapacityError or *actions.InfeasibleError if no plan
-// exists, or ctx's error if it was cancelled before a plan existed; a
+// prof, a *state.CapacityError if no plan exists, an
+// *actions.InfeasibleError if neither the initializer nor the fallback
+// plan (actions.FallbackPlan, from which the search then starts) finds
+// one, or ctx's error if it was cancelled before a plan existed; a
 // cancelled search returns the best plan so far (Search.Status says so).
 func Optimize(ctx context.Context, prog *workload.Program, prof *hw.Profile, s *search.Settings) (*Result, error) {
 	p, err := state.Bind(prog, prof, fmt.Sprintf("workload %q", prog.Name))

@@ -108,9 +108,11 @@ func (a *app) compare(o *compareOptions, s *search.Settings) error {
 	if err != nil {
 		return internalErrorf("%v", err)
 	}
-	init := state.NewLayout(p.Blocks())
 	start := time.Now()
-	if _, err := actions.NewInitializer(p).Run(init, 0); err != nil {
+	// Where the initializer cannot place a block, its row (and every
+	// plan's cost.initial) is the fallback plan.
+	init, fb, err := actions.InitialPlan(context.Background(), p, m)
+	if err != nil {
 		return err
 	}
 	initTime := time.Since(start)
@@ -163,7 +165,11 @@ func (a *app) compare(o *compareOptions, s *search.Settings) error {
 			return err
 		}
 	}
-	if err := add("initializer", init, initTime, "seed 003 rules 1-5"); err != nil {
+	initNote := "seed 003 rules 1-5"
+	if fb != nil {
+		initNote = fmt.Sprintf("cannot place block %q at timestep %d: the fallback plan, %s", fb.Cause.Block, fb.Cause.Timestep, fb.Describe(p))
+	}
+	if err := add("initializer", init, initTime, initNote); err != nil {
 		return err
 	}
 	start = time.Now()

@@ -173,6 +173,12 @@ first, is re-packed with the exact packer to promote blocks the search left
 in slower levels (--repack: packings per level; 0 turns it off). --no-search
 stops after the initializer.
 
+Where the initializer cannot place a block (best fit fragmented a level),
+optimize falls back to a plan that exists: the levels packed fastest first
+by the exact packer at their capacities, what a level cannot hold sent down.
+cost.initial is then that plan's cost, the summary's "initial" line says so,
+and the search starts from it.
+
 The plan is checked against every rule of FORMATS.md before it is written;
 the file is written atomically (never partially). A summary goes to stderr:
 initial and final cost, reduction, per-level peak bytes and traffic, the
@@ -258,7 +264,8 @@ func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 		}
 	}
 	if !o.Quiet {
-		sm := &summary{p: p, lay: res.Layout, model: s.CostModel, plan: pl, output: o.Output, elapsed: elapsed, planner: planner}
+		sm := &summary{p: p, lay: res.Layout, model: s.CostModel, plan: pl, output: o.Output, elapsed: elapsed, planner: planner,
+			fallback: res.Stats.Fallback}
 		switch {
 		case o.NoSearch && planner == "initializer":
 			sm.planner = "initializer (--no-search)"
@@ -308,20 +315,27 @@ func (a *app) plan(ctx context.Context, p *state.Problem, o *optimizeOptions, s 
 		if err != nil {
 			return nil, "", failed(err)
 		}
-		init := state.NewLayout(p.Blocks())
-		if _, err := actions.NewInitializer(p).Run(init, 0); err != nil {
+		// cost.initial: the initializer's plan, or the fallback's where
+		// the initializer cannot place a block.
+		init, fb, err := actions.InitialPlan(ctx, p, s.CostModel)
+		if err != nil {
 			return nil, "", err
 		}
-		return &search.Result{Layout: lay, InitialCost: costmodel.Total(s.CostModel, p, init), Cost: costmodel.Total(s.CostModel, p, lay)},
+		return &search.Result{Layout: lay, InitialCost: costmodel.Total(s.CostModel, p, init), Cost: costmodel.Total(s.CostModel, p, lay),
+				Stats: search.Stats{Fallback: fb}},
 			fmt.Sprintf("%s: arena of %d B in level %s", pl.Name(), peak, p.HW.Levels[l].Name), nil
 	}
 	if o.NoSearch {
-		lay := state.NewLayout(p.Blocks())
-		if _, err := actions.NewInitializer(p).Run(lay, 0); err != nil {
+		lay, fb, err := actions.InitialPlan(ctx, p, s.CostModel)
+		if err != nil {
 			return nil, "", err
 		}
 		c := costmodel.Total(s.CostModel, p, lay)
-		return &search.Result{Layout: lay, InitialCost: c, Cost: c}, "initializer", nil
+		planner := "initializer"
+		if fb != nil {
+			planner = "fallback: " + fb.Describe(p)
+		}
+		return &search.Result{Layout: lay, InitialCost: c, Cost: c, Stats: search.Stats{Fallback: fb}}, planner, nil
 	}
 	var bar *progressbar.ProgressBar
 	if !o.Quiet && o.Format != "json" && isTerminal(a.stderr) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -43,11 +44,12 @@ scripts, no fonts, nothing fetched from the network):
   transfers    every transfer (the first 500)
   settings     planner, cost model, settings and versions
 
-The initial plan is the one given by --initial, else the initializer's plan,
-re-planned here. Both plans are checked against FORMATS.md first: an invalid
-plan is not reported on (exit 1, its first violation and their number on
-stderr; run verify for all); a plan for another workload or profile is bad
-input (exit 2).
+The initial plan is the one given by --initial, else the initializer's plan
+(the fallback plan where the initializer cannot place a block: the one
+cost.initial prices), re-planned here. Both plans are checked against
+FORMATS.md first: an invalid plan is not reported on (exit 1, its first
+violation and their number on stderr; run verify for all); a plan for
+another workload or profile is bad input (exit 2).
 'optimize --report FILE' writes the same report for the plan it makes.`,
 		Example: `  hieropt report --workload resnet50-int8 --hw ethos-u55 plan.json -o report.html
   hieropt report --workload net.json --hw npu.yaml optimized.json --initial initial.json -o report.html`,
@@ -116,8 +118,10 @@ func (a *app) report(o *reportOptions, planArg string) error {
 // reportSearchSettings).
 func (a *app) writeReport(path string, p *state.Problem, initial, final *state.Layout, model costmodel.Model, planner string, settings [][2]string) error {
 	if initial == nil {
-		initial = state.NewLayout(p.Blocks())
-		if _, err := actions.NewInitializer(p).Run(initial, 0); err != nil {
+		// The plan cost.initial prices: the initializer's, or the
+		// fallback's where the initializer cannot place a block.
+		var err error
+		if initial, _, err = actions.InitialPlan(context.Background(), p, model); err != nil {
 			return fmt.Errorf("the initializer's plan for the report: %w", err)
 		}
 	}

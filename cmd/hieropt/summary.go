@@ -28,6 +28,16 @@ type summary struct {
 	// search and settings are set when the search ran.
 	search   *search.Result
 	settings *search.Settings
+	// fallback is set when cost.initial is the fallback plan's (the
+	// initializer could not place a block).
+	fallback *actions.Fallback
+}
+
+// fallbackLine says why cost.initial is the fallback plan's, and how that
+// plan was made.
+func fallbackLine(p *state.Problem, fb *actions.Fallback, initial float64, unit string) string {
+	return fmt.Sprintf("the initializer cannot place block %q (%d B) at timestep %d; the fallback plan (%s) costs %s %s",
+		fb.Cause.Block, fb.Cause.Size, fb.Cause.Timestep, fb.Describe(p), fmtCost(initial), unit)
 }
 
 func (s *summary) write(w io.Writer) {
@@ -42,6 +52,9 @@ func (s *summary) write(w io.Writer) {
 		fmt.Fprintf(w, "; initial %s, %s", fmtCost(s.plan.Cost.Initial), fmtReduction(s.plan.Cost.Initial, s.plan.Cost.Final))
 	}
 	fmt.Fprintln(w)
+	if s.fallback != nil {
+		fmt.Fprintf(w, "initial    %s\n", fallbackLine(p, s.fallback, s.plan.Cost.Initial, unit))
+	}
 	var total int64
 	for _, lv := range p.HW.Levels {
 		total += lv.Capacity
@@ -188,26 +201,42 @@ func (s *summary) writeJSON(w io.Writer) error {
 		Seconds     float64           `json:"search_seconds"`
 		Repack      *repackJSON       `json:"repack,omitempty"`
 	}
+	// fallbackJSON is set when cost.initial is the fallback plan's.
+	type fallbackLevel struct {
+		Name     string `json:"level"`
+		Blocks   int    `json:"blocks"`
+		Sent     int    `json:"sent_down"`
+		Peak     int64  `json:"peak_bytes"`
+		Packings int    `json:"packings"`
+		Nodes    int64  `json:"nodes"`
+	}
+	type fallbackJSON struct {
+		Block    string          `json:"block"`
+		Timestep int             `json:"timestep"`
+		Cause    string          `json:"cause"`
+		Levels   []fallbackLevel `json:"levels"`
+	}
 	out := struct {
-		Workload   string      `json:"workload"`
-		Hardware   string      `json:"hardware"`
-		TimeUnit   string      `json:"time_unit"`
-		CostModel  string      `json:"cost_model"`
-		Planner    string      `json:"planner"`
-		Initial    float64     `json:"initial_cost"`
-		Final      float64     `json:"final_cost"`
-		Reduction  float64     `json:"reduction_pct"`
-		MaxLive    int64       `json:"max_live_bytes"`
-		MaxLiveIP  int64       `json:"max_live_in_place_bytes"`
-		Bound      *float64    `json:"cost_lower_bound,omitempty"`
-		NoPlanning float64     `json:"no_planning_cost"`
-		Captured   *float64    `json:"captured,omitempty"`
-		Levels     []level     `json:"levels"`
-		Search     *searchJSON `json:"search,omitempty"`
-		Seconds    float64     `json:"seconds"`
-		Output     string      `json:"plan_file,omitempty"`
-		Placements int         `json:"placements"`
-		Transfers  int         `json:"transfers"`
+		Workload   string        `json:"workload"`
+		Hardware   string        `json:"hardware"`
+		TimeUnit   string        `json:"time_unit"`
+		CostModel  string        `json:"cost_model"`
+		Planner    string        `json:"planner"`
+		Initial    float64       `json:"initial_cost"`
+		Final      float64       `json:"final_cost"`
+		Reduction  float64       `json:"reduction_pct"`
+		MaxLive    int64         `json:"max_live_bytes"`
+		MaxLiveIP  int64         `json:"max_live_in_place_bytes"`
+		Bound      *float64      `json:"cost_lower_bound,omitempty"`
+		NoPlanning float64       `json:"no_planning_cost"`
+		Captured   *float64      `json:"captured,omitempty"`
+		Levels     []level       `json:"levels"`
+		Fallback   *fallbackJSON `json:"initial_fallback,omitempty"`
+		Search     *searchJSON   `json:"search,omitempty"`
+		Seconds    float64       `json:"seconds"`
+		Output     string        `json:"plan_file,omitempty"`
+		Placements int           `json:"placements"`
+		Transfers  int           `json:"transfers"`
 	}{
 		Workload: p.Prog.Name, Hardware: p.HW.Name, TimeUnit: p.HW.TimeUnit, CostModel: s.model.Name(), Planner: s.planner,
 		Initial: s.plan.Cost.Initial, Final: s.plan.Cost.Final, MaxLive: st.MaxLive, MaxLiveIP: st.MaxLiveInPlace,
@@ -221,6 +250,12 @@ func (s *summary) writeJSON(w io.Writer) error {
 		out.Bound = &b.Cost
 		if c := bounds.Captured(out.NoPlanning, out.Final, b.Cost); !math.IsNaN(c) {
 			out.Captured = &c
+		}
+	}
+	if fb := s.fallback; fb != nil {
+		out.Fallback = &fallbackJSON{Block: fb.Cause.Block, Timestep: fb.Cause.Timestep, Cause: fb.Cause.Error()}
+		for _, fl := range fb.Levels {
+			out.Fallback.Levels = append(out.Fallback.Levels, fallbackLevel{p.HW.Levels[fl.Level].Name, fl.Blocks, fl.Sent, fl.Peak, fl.Packings, fl.Nodes})
 		}
 	}
 	for l, lv := range p.HW.Levels {
