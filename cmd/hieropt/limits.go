@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -26,9 +25,8 @@ const (
 
 // physicalMemory returns the machine's RAM, or 8 GiB if unknown.
 func physicalMemory() int64 {
-	var si syscall.Sysinfo_t
-	if err := syscall.Sysinfo(&si); err == nil && si.Totalram > 0 {
-		return int64(si.Totalram) * int64(si.Unit)
+	if n := totalRAM(); n > 0 {
+		return n
 	}
 	return 8 << 30
 }
