@@ -4,8 +4,9 @@
 // capacity (or, with Options.Minimize, with the smallest peak it can find
 // and prove). This is dynamic storage allocation (DSA), NP-hard in general;
 // hieropt uses it for single-level planning, and it solves the eleven
-// "challenging" instances of MiniMalloc (Moffitt, ASPLOS 2023) in well under
-// a second in total, where MiniMalloc takes about 55 s on the same machine.
+// "challenging" instances of MiniMalloc (Moffitt, ASPLOS 2023) in about half
+// a second in total: 0.51 s against MiniMalloc's 28.7 s, 56 times less, when
+// the two ran side by side (see Measured).
 //
 // # The problem in sections
 //
@@ -137,10 +138,14 @@
 //
 // # Measured
 //
-// On a shared 2-core VM, where MiniMalloc's release build takes 0.93-10.87 s
-// per challenging instance and about 55 s in total, Solve packs each of the
-// eleven at capacity 1048576 in 6-140 ms (median of three runs; 417-31 000
-// nodes), about 0.5 s in total. The same instances mirrored in time take
+// Side by side with MiniMalloc's release build on a 2-vCPU VM (the two
+// interleaved, 5 runs of each after a warm-up, median whole-process wall
+// time; testdata/minimalloc/README.md, second measurement), `hieropt pack`
+// takes 0.51 s for the eleven challenging instances at capacity 1048576 and
+// MiniMalloc 28.7 s: 56 times less. Times taken apart vary by 2x with the
+// machine and its load, so only a side-by-side run compares the two. Alone,
+// Solve packs each instance in 6-140 ms (median of three runs; 417-31 000
+// nodes). The same instances mirrored in time take
 // about 0.8 s; over six seeds both average about 60 000 nodes in total.
 // The costliest are D (few nodes, but each is expensive: long-lived buffers
 // make every placement lift many bounds over many sections) and E.
