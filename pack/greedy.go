@@ -22,9 +22,10 @@ const (
 // greedyPack places the buffers one by one in the given order, each at the
 // lowest offset of the gap that fits it best (bestFit) or at the lowest
 // offset where it fits (first fit), among the buffers already placed that it
-// conflicts with. It returns the offsets and the peak.
-func greedyPack(in *inst, order []int32, bestFit bool) ([]int64, int64) {
-	offs := make([]int64, in.n)
+// conflicts with. It returns the offsets and the peak, or ok false if stop
+// (asked every 256 buffers) cut the pass.
+func greedyPack(in *inst, order []int32, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
+	offs = make([]int64, in.n)
 	placed := make([]bool, in.n)
 	// The placed buffers, sorted by offset: scanning them in order and
 	// skipping those that do not conflict gives the gaps bottom up. That
@@ -34,19 +35,28 @@ func greedyPack(in *inst, order []int32, bestFit bool) ([]int64, int64) {
 	// Both give the same gaps: of buffers at one offset only the first can
 	// bound a gap, and the scan ends past all of them, so ties may come in
 	// any order.
-	sparse := int64(len(in.conf)) < int64(in.n)*int64(in.n)/16
+	sparse := in.edges < int64(in.n)*int64(in.n)/16
 	var byOff []int32
 	if !sparse {
 		byOff = make([]int32, 0, in.n)
 	}
 	var near []int32
-	var peak int64
-	for _, b := range order {
+	for k, b := range order {
+		if k&255 == 255 && stop() {
+			return nil, 0, false
+		}
 		size, al := in.size[b], in.align[b]
+		lo, hi := in.lo[b], in.hi[b]
 		scan := byOff
 		if sparse {
 			near = near[:0]
-			for _, c := range in.confOf(b) {
+			early, late := in.confParts(b)
+			for _, c := range early {
+				if in.lo[c] < lo && placed[c] {
+					near = append(near, c)
+				}
+			}
+			for _, c := range late {
 				if placed[c] {
 					near = append(near, c)
 				}
@@ -54,7 +64,6 @@ func greedyPack(in *inst, order []int32, bestFit bool) ([]int64, int64) {
 			slices.SortFunc(near, func(x, y int32) int { return cmp.Compare(offs[x], offs[y]) })
 			scan = near
 		}
-		lo, hi := in.lo[b], in.hi[b]
 		var cur int64
 		best, bestGap := int64(-1), int64(-1)
 		for _, c := range scan {
@@ -83,7 +92,128 @@ func greedyPack(in *inst, order []int32, bestFit bool) ([]int64, int64) {
 		}
 		peak = max(peak, best+size)
 	}
-	return offs, peak
+	return offs, peak, true
+}
+
+// startOrderPack is the greedy pass in start order (byStart: earliest
+// start first, then largest, then lowest index), computed from the problem
+// itself, without the compiled instance: the buffers a buffer conflicts
+// with among those placed before it are exactly those still alive when it
+// starts, which are disjoint in memory. So a list of them sorted by offset,
+// with the ended ones taken out, gives the same gaps as greedyPack in the
+// same order, and the same offsets, at a cost of O(n log n) plus the
+// buffers alive at each start: no conflict lists, no sections. Solve runs
+// it before anything else, so that a packing exists however early the
+// deadline comes. stop is asked every 256 buffers; when it says so, the
+// buffers left are stacked above the peak (a valid packing, ok false).
+func startOrderPack(p *Problem, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
+	n := len(p.Buffers)
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	bs := p.Buffers
+	slices.SortFunc(order, func(x, y int32) int {
+		if c := cmp.Compare(bs[x].Lower, bs[y].Lower); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(bs[y].Size, bs[x].Size); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
+	offs = make([]int64, n)
+	var alive []int32 // sorted by offset
+	ends := endHeap{bs: bs}
+	for k, b := range order {
+		if k&255 == 255 && stop() {
+			for _, r := range order[k:] {
+				offs[r] = roundUp(peak, max(bs[r].Align, 1))
+				peak = offs[r] + bs[r].Size
+			}
+			return offs, peak, false
+		}
+		size, al, lower := bs[b].Size, max(bs[b].Align, 1), bs[b].Lower
+		for len(ends.h) > 0 && bs[ends.h[0]].Upper <= lower {
+			e := ends.pop()
+			i, found := slices.BinarySearchFunc(alive, offs[e], func(c int32, o int64) int { return cmp.Compare(offs[c], o) })
+			if !found || alive[i] != e {
+				panic("pack: start-order pass lost a buffer") // alive buffers have distinct offsets
+			}
+			alive = slices.Delete(alive, i, i+1)
+		}
+		var cur int64
+		best, bestGap := int64(-1), int64(-1)
+		for _, c := range alive {
+			if o := roundUp(cur, al); o+size <= offs[c] {
+				gap := offs[c] - cur
+				if best < 0 || (bestFit && gap < bestGap) {
+					best, bestGap = o, gap
+				}
+				if !bestFit {
+					break
+				}
+			}
+			cur = offs[c] + bs[c].Size
+		}
+		if best < 0 {
+			best = roundUp(cur, al)
+		}
+		offs[b] = best
+		i, _ := slices.BinarySearchFunc(alive, best, func(c int32, o int64) int { return cmp.Compare(offs[c], o) })
+		alive = slices.Insert(alive, i, b)
+		ends.push(b)
+		peak = max(peak, best+size)
+	}
+	return offs, peak, true
+}
+
+// endHeap is a min-heap of buffers by Upper (ties by index, so that the
+// order is deterministic).
+type endHeap struct {
+	bs []Buffer
+	h  []int32
+}
+
+func (e *endHeap) less(i, j int) bool {
+	a, b := e.h[i], e.h[j]
+	if e.bs[a].Upper != e.bs[b].Upper {
+		return e.bs[a].Upper < e.bs[b].Upper
+	}
+	return a < b
+}
+
+func (e *endHeap) push(b int32) {
+	e.h = append(e.h, b)
+	for i := len(e.h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !e.less(i, p) {
+			break
+		}
+		e.h[i], e.h[p] = e.h[p], e.h[i]
+		i = p
+	}
+}
+
+func (e *endHeap) pop() int32 {
+	top := e.h[0]
+	last := len(e.h) - 1
+	e.h[0] = e.h[last]
+	e.h = e.h[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < last && e.less(l, m) {
+			m = l
+		}
+		if r < last && e.less(r, m) {
+			m = r
+		}
+		if m == i {
+			return top
+		}
+		e.h[i], e.h[m] = e.h[m], e.h[i]
+		i = m
+	}
 }
 
 // greedyOrdering returns the buffers sorted for one greedy order; ties go to
@@ -108,7 +238,7 @@ func greedyOrdering(in *inst, o greedyOrder) []int32 {
 		case byStart:
 			k = [2]int64{-int64(in.lo[i]), in.size[i]}
 		case byConflict:
-			k = [2]int64{int64(in.confStart[i+1] - in.confStart[i]), in.size[i]}
+			k = [2]int64{int64(in.deg[i]), in.size[i]}
 		}
 		key[i] = k
 	}
@@ -127,24 +257,46 @@ func greedyOrdering(in *inst, o greedyOrder) []int32 {
 
 // greedyPortfolio runs every ordering with best fit and first fit and keeps
 // the lowest peak (the first one found on ties). It stops early once a
-// packing reaches stopAt. It returns the offsets, the peak and the number of
-// packings tried.
-func greedyPortfolio(in *inst, stopAt int64) ([]int64, int64, int) {
-	var best []int64
-	bestPeak := int64(-1)
-	tried := 0
+// packing reaches stopAt. The start-order best-fit packing is given (first:
+// Solve made it already); the other start-order one is made by
+// startOrderPack, which gives greedyPack's offsets faster. It returns the
+// offsets, the peak, the number of packings it made, and cut true if stop
+// (asked between and during the passes) ended it early, in which case the
+// best is among the passes it finished.
+func greedyPortfolio(in *inst, p *Problem, first []int64, firstPeak, stopAt int64, stop func() bool) (best []int64, bestPeak int64, tried int, cut bool) {
+	bestPeak = -1
 	for o := greedyOrder(0); o < numGreedyOrders; o++ {
-		order := greedyOrdering(in, o)
+		if stop() {
+			return best, bestPeak, tried, true
+		}
+		var order []int32
+		if o != byStart {
+			order = greedyOrdering(in, o)
+		}
 		for _, bf := range []bool{true, false} {
-			offs, peak := greedyPack(in, order, bf)
-			tried++
+			var offs []int64
+			var peak int64
+			ok := true
+			switch {
+			case o == byStart && bf:
+				offs, peak = first, firstPeak
+			case o == byStart:
+				offs, peak, ok = startOrderPack(p, false, stop)
+				tried++
+			default:
+				offs, peak, ok = greedyPack(in, order, bf, stop)
+				tried++
+			}
+			if !ok {
+				return best, bestPeak, tried, true
+			}
 			if bestPeak < 0 || peak < bestPeak {
 				best, bestPeak = offs, peak
 			}
 			if bestPeak <= stopAt {
-				return best, bestPeak, tried
+				return best, bestPeak, tried, false
 			}
 		}
 	}
-	return best, bestPeak, tried
+	return best, bestPeak, tried, false
 }

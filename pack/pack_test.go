@@ -243,7 +243,7 @@ func TestRandomAgainstBruteForce(t *testing.T) {
 		require.False(t, s.Solved, "iter %d", iter)
 
 		// The branch-and-bound alone, without the greedy in front.
-		in := newInst(p)
+		in := newInst(p, func() bool { return false })
 		var st Stats
 		offs, res := exact(in, opt, uint64(iter), nil, &st, math.MaxInt64)
 		require.Equal(t, exactFound, res, "iter %d", iter)

@@ -87,6 +87,7 @@ type searcher struct {
 	aborted   bool  // a limit was hit or stop said so: unwind, record no nogoods
 	stopped   bool  // stop said so: unwind everything
 	stop      func() bool
+	stopMask  int64 // stop is asked every stopMask+1 nodes (a power of two)
 	restarts  int
 	seed      uint64
 	nest      int // restart loops under way (the root's included)
@@ -133,6 +134,14 @@ func newSearcher(in *inst, C int64, ngBits int) *searcher {
 	}
 	t.ng = make([]uint64, 1<<ngBits)
 	t.ngMask = 1<<ngBits - 1
+	// A node costs up to O(n + sections) (picking the section, the
+	// bounds it lifts): ask for the deadline every 1024 nodes on small
+	// problems, down to every node on large ones, so that the time
+	// between two asks stays around a millisecond.
+	t.stopMask = 1023
+	for t.stopMask > 0 && (t.stopMask+1)*int64(n+ns) > 1<<20 {
+		t.stopMask >>= 1
+	}
 	return t
 }
 
@@ -276,11 +285,16 @@ func (t *searcher) place(b int32, L int64) bool {
 			t.cut = true
 		}
 	}
-	for _, c := range in.confOf(b) {
-		if !t.placed[c] {
-			if !t.raiseLB(c, roundUp(top, in.align[c])) {
-				return false
-			}
+	lo := in.lo[b]
+	early, late := in.confParts(b)
+	for _, c := range early {
+		if in.lo[c] < lo && !t.placed[c] && !t.raiseLB(c, roundUp(top, in.align[c])) {
+			return false
+		}
+	}
+	for _, c := range late {
+		if !t.placed[c] && !t.raiseLB(c, roundUp(top, in.align[c])) {
+			return false
 		}
 	}
 	return t.settle()
@@ -309,8 +323,14 @@ func (t *searcher) waste(s int32, L int64) bool {
 			}
 			// The lowest top any other buffer alive with b could make.
 			r := int64(inf)
-			for _, c := range in.confOf(b) {
-				if !t.placed[c] {
+			early, late := in.confParts(b)
+			for _, c := range early {
+				if in.lo[c] < in.lo[b] && !t.placed[c] {
+					r = min(r, t.lb[c]+in.size[c])
+				}
+			}
+			for _, c := range late {
+				if c != b && !t.placed[c] {
 					r = min(r, t.lb[c]+in.size[c])
 				}
 			}
@@ -591,8 +611,15 @@ func (t *searcher) holeDominated(a, c int32, L int64) bool {
 // canReach reports whether some unplaced buffer alive with b has a bound
 // below y, so that it might reach into b's sections under y.
 func (t *searcher) canReach(b int32, y int64) bool {
-	for _, d := range t.in.confOf(b) {
-		if !t.placed[d] && t.lb[d] < y {
+	in := t.in
+	early, late := in.confParts(b)
+	for _, d := range early {
+		if in.lo[d] < in.lo[b] && !t.placed[d] && t.lb[d] < y {
+			return true
+		}
+	}
+	for _, d := range late {
+		if d != b && !t.placed[d] && t.lb[d] < y {
 			return true
 		}
 	}
@@ -620,7 +647,7 @@ func (t *searcher) checkStop() {
 	if t.nodes >= t.limit {
 		t.aborted = true
 	}
-	if t.nodes&1023 == 0 && t.stop != nil && t.stop() {
+	if t.nodes&t.stopMask == 0 && t.stop != nil && t.stop() {
 		t.aborted, t.stopped = true, true
 	}
 }

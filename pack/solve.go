@@ -95,16 +95,45 @@ func Solve(p *Problem, o *Options) (*Solution, error) {
 		ctx = context.Background()
 	}
 	deadline := o.Deadline
-	stop := func() bool {
-		if !deadline.IsZero() && time.Now().After(deadline) {
-			return true
-		}
-		return ctx.Err() != nil
-	}
 	n := len(p.Buffers)
 	sol := &Solution{Offsets: make([]int64, n)}
 	if o.NodeLimit < 0 {
 		return nil, fmt.Errorf("pack: node limit %d is negative", o.NodeLimit)
+	}
+	// The phases are timed back to back, so that they add up to the total.
+	phase, mark := PhaseFirst, start
+	next := func(ph Phase) {
+		now := time.Now()
+		d := now.Sub(mark)
+		switch phase {
+		case PhaseFirst:
+			sol.Stats.Phases.First += d
+		case PhaseIndex:
+			sol.Stats.Phases.Index += d
+		case PhaseGreedy:
+			sol.Stats.Phases.Greedy += d
+		case PhaseSearch:
+			sol.Stats.Phases.Search += d
+		}
+		phase, mark = ph, now
+	}
+	defer func() {
+		next(PhaseNone)
+		ph := sol.Stats.Phases
+		sol.Stats.Time = ph.First + ph.Index + ph.Greedy + ph.Search
+	}()
+	// stop reports whether the deadline or the context ended Solve, and
+	// records the phase it cut; once it has said so it always does.
+	stop := func() bool {
+		if sol.Stats.Cut != PhaseNone {
+			return true
+		}
+		if (o.stopHook != nil && o.stopHook(phase)) ||
+			(!deadline.IsZero() && time.Now().After(deadline)) || ctx.Err() != nil {
+			sol.Stats.Cut = phase
+			return true
+		}
+		return false
 	}
 	// nodesLeft is the node budget left under Options.NodeLimit. A probe
 	// whose budget it cuts ends exactUnknown; outOfNodes then says that no
@@ -116,23 +145,50 @@ func Solve(p *Problem, o *Options) (*Solution, error) {
 		return o.NodeLimit - sol.Stats.Nodes
 	}
 	outOfNodes := func() bool { return o.NodeLimit > 0 && sol.Stats.Nodes >= o.NodeLimit }
-	defer func() { sol.Stats.Time = time.Since(start) }()
 	if n == 0 {
 		sol.Solved, sol.Optimal = true, true
 		return sol, nil
 	}
-	in := newInst(p)
-	lb := in.maxLive
 	limitCap := p.Capacity
 	if o.Minimize && limitCap == 0 {
 		limitCap = inf
 	}
+	// First a packing, however early the deadline: the start-order pass
+	// needs no index (which costs as much as the buffers' sections). It is
+	// also the portfolio's start-order best-fit pass.
+	first, firstPeak, ok := startOrderPack(p, true, stop)
+	sol.Stats.Greedy = 1
+	sol.Offsets, sol.Peak = first, firstPeak
+	// cutShort returns the best packing found when stop cut a phase
+	// before the branch-and-bound.
+	cutShort := func(lb int64) (*Solution, error) {
+		sol.Solved = sol.Peak <= limitCap
+		sol.Optimal = sol.Solved && sol.Peak == lb
+		return sol, nil
+	}
+	if !ok {
+		return cutShort(MaxLive(p))
+	}
+	next(PhaseIndex)
+	in := newInst(p, stop)
+	if in == nil {
+		return cutShort(MaxLive(p))
+	}
+	lb := in.maxLive
 	stopAt := limitCap
 	if o.Minimize {
 		stopAt = lb
 	}
-	offs, peak, tried := greedyPortfolio(in, stopAt)
-	sol.Stats.Greedy = tried
+	next(PhaseGreedy)
+	offs, peak, tried, cut := greedyPortfolio(in, p, first, firstPeak, stopAt, stop)
+	sol.Stats.Greedy += tried
+	if cut {
+		if peak >= 0 && peak <= firstPeak {
+			sol.Offsets, sol.Peak = offs, peak
+		}
+		return cutShort(lb)
+	}
+	next(PhaseSearch)
 	sol.Offsets, sol.Peak = offs, peak
 	if peak <= limitCap {
 		sol.Solved = true
