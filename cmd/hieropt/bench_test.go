@@ -15,8 +15,13 @@ import (
 // the plans are identical, prints a time per count and their ratio, and
 // gives GOMAXPROCS back.
 func TestBenchCores(t *testing.T) {
+	// With -short (CI's race run) a smaller network than ResNet-50.
+	network, prof := "resnet50-int8", "ethos-u55"
+	if testing.Short() {
+		network, prof = "squeezenet1_1-int8", "k210"
+	}
 	procs := runtime.GOMAXPROCS(0)
-	r := runCLI(t, "", "bench", "--workloads", "seed000-example,resnet50-int8", "--hw", "ethos-u55,k210",
+	r := runCLI(t, "", "bench", "--workloads", "seed000-example,"+network, "--hw", "ethos-u55,k210",
 		"--cores", "1,2", "--repeat", "2", "--format", "csv")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Equal(t, procs, runtime.GOMAXPROCS(0))
@@ -45,7 +50,7 @@ func TestBenchCores(t *testing.T) {
 
 	// --copies: N one-worker searches at once on N cores; the ceiling is
 	// N times the one-core time over theirs.
-	r = runCLI(t, "", "bench", "--workloads", "resnet50-int8", "--hw", "ethos-u55",
+	r = runCLI(t, "", "bench", "--workloads", network, "--hw", prof,
 		"--cores", "1,2", "--copies", "--repeat", "2", "--format", "csv")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Equal(t, procs, runtime.GOMAXPROCS(0))
