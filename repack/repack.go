@@ -269,7 +269,7 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 				continue
 			}
 			packings++
-			if r.try(l, c, its) {
+			if r.try(ctx, l, c, its) {
 				clear(noInsert)
 				accepted = true
 				break // every offset in l may have moved: recompute
@@ -751,8 +751,10 @@ func (r *repacker) accept(c candidate, ins insertion) {
 }
 
 // try packs level l with the candidate and accepts the result if it
-// packs and lowers the cost. It reports whether it accepted.
-func (r *repacker) try(l int, c candidate, its []item) bool {
+// packs and lowers the cost. It reports whether it accepted. The packer
+// stops when ctx ends (its node budget aside), with the best packing it
+// found, which is accepted on the same terms.
+func (r *repacker) try(ctx context.Context, l int, c candidate, its []item) bool {
 	p := r.p
 	pp := &pack.Problem{Capacity: p.HW.Levels[l].Capacity, Buffers: make([]pack.Buffer, 0, len(its)+1)}
 	for _, it := range its {
@@ -761,7 +763,7 @@ func (r *repacker) try(l int, c candidate, its []item) bool {
 	pp.Buffers = append(pp.Buffers, pack.Buffer{Lower: int64(c.from), Upper: int64(c.to) + 1,
 		Size: p.Foot(c.b, l), Align: p.Align(c.b, l)})
 	r.stats.Packings++
-	sol, err := pack.Solve(pp, &pack.Options{NodeLimit: r.cfg.NodeLimit})
+	sol, err := pack.Solve(pp, &pack.Options{NodeLimit: r.cfg.NodeLimit, Ctx: ctx})
 	if err != nil {
 		panic(fmt.Sprintf("repack: packing level %s: %v", p.HW.Levels[l].Name, err))
 	}

@@ -87,6 +87,12 @@
 //
 // The committed plan is complete and valid at every moment. A time limit or
 // a cancelled context stops the search between candidates and returns it,
-// with Status saying why. Repacking still runs after a time limit (its
-// budget is its own, and small); a cancelled context skips or stops it.
+// with Status saying why. The time limit (Settings.TimeLimit, or the
+// context's deadline) is the whole run's: the initializer runs to its end
+// whatever the limit (a plan must exist), the search stops at the limit,
+// and repacking gets what is left of it, cut short where it falls and
+// skipped when none is left; Stats.Cut and Stats.CutTimestep say where it
+// fell, and the phases' times (InitTime, SearchTime, RepackTime) add up to
+// the run's. A cancelled context skips or stops repacking. Without a limit
+// nothing depends on time: repacking's budget is its own, and small.
 package search

@@ -50,8 +50,15 @@ type Settings struct {
 	// weights, loaded at timestep 0, live until their use). Default (0):
 	// DefaultHorizon. Negative: unbounded.
 	Horizon int
-	// TimeLimit stops the search after this long and returns the best
-	// committed plan (Status TimeLimit). Default (0): no limit.
+	// TimeLimit bounds the whole of RunProblem (and of Run, binding
+	// aside): the initializer, the search and repacking. The initializer
+	// always runs to its end, as without its plan there is nothing to
+	// return; the search stops at the limit and keeps its best committed
+	// plan; repacking gets what is left, is cut short where the limit
+	// falls, and is skipped when nothing is left. The result is then
+	// Status TimeLimit, and Stats.Cut says where the limit fell. A
+	// deadline of the context bounds the run in the same way (the earlier
+	// of the two counts). Default (0): no limit.
 	TimeLimit time.Duration
 	// Workers is the number of goroutines that evaluate candidates (and
 	// that look ahead for repacking's insertions, repack.Settings.Workers).
@@ -136,9 +143,23 @@ type Stats struct {
 	// place a block: InitialCost is then the cost of the fallback plan
 	// (actions.FallbackPlan), which it says how it made, and the search
 	// started from that plan unless Start says otherwise.
-	Fallback   *actions.Fallback
-	InitTime   time.Duration
-	SearchTime time.Duration
+	Fallback *actions.Fallback
+	// InitTime, SearchTime and RepackTime are the wall times of the three
+	// phases of RunProblem, back to back: they add up to its whole time.
+	// RepackTime covers the final cost too, and is zero-ish when
+	// repacking did not run.
+	InitTime, SearchTime, RepackTime time.Duration
+	// Cut is the phase in which Settings.TimeLimit (or the context's
+	// deadline) fell, PhaseNone if it did not: the phases after it did not
+	// run. CutTimestep is the timestep the search was at when it fell
+	// there (the timesteps before it were walked).
+	Cut         Phase
+	CutTimestep int
+	// RepackSkipped is true when repacking had a budget but the time
+	// limit left it no time (Cut is then the search's phase or the
+	// initializer's, or PhaseRepack when the search converged just
+	// before the limit).
+	RepackSkipped bool
 	// Repack is what the repacking step did (zero when it did not run:
 	// Settings.Repack zero, or the search was cancelled), and
 	// RepackGain how much it lowered the cost.
@@ -219,6 +240,17 @@ func Run(ctx context.Context, prog *workload.Program, prof *hw.Profile, s *Setti
 func RunProblem(ctx context.Context, p *state.Problem, s *Settings) (*Result, error) {
 	cfg := s.withDefaults()
 	start := time.Now()
+	// lim ends at the time limit or ctx's deadline, or when ctx is
+	// cancelled: the search and repacking run under it. The start (the
+	// initializer, the fallback) runs under ctx without its deadline.
+	lim := ctx
+	if cfg.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		lim, cancel = context.WithDeadline(ctx, start.Add(cfg.TimeLimit))
+		defer cancel()
+	}
+	ctx, cancelStart := withoutDeadline(ctx)
+	defer cancelStart()
 	if err := p.CheckCapacity(); err != nil {
 		return nil, err
 	}
@@ -273,37 +305,59 @@ func RunProblem(ctx context.Context, p *state.Problem, s *Settings) (*Result, er
 			sr.stats.Start, sr.stats.StartCost = actions.KindOrder, c
 		}
 	}
-	sr.stats.InitTime = time.Since(start)
-	sr.prepare()
-
-	outer := ctx
-	if cfg.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.TimeLimit-min(sr.stats.InitTime, cfg.TimeLimit))
-		defer cancel()
-	}
 	searchStart := time.Now()
-	status := sr.runPool(ctx)
-	sr.stats.SearchTime = time.Since(searchStart)
-	if ctx.Err() != nil && status == Converged {
-		status = statusOf(ctx)
+	sr.stats.InitTime = searchStart.Sub(start)
+	limited := func() bool { return errors.Is(lim.Err(), context.DeadlineExceeded) }
+	sr.prepare()
+	status := Converged
+	if lim.Err() != nil {
+		// The limit (or a cancellation) came during the start: no search.
+		status = statusOf(lim)
+		if limited() {
+			sr.stats.Cut = PhaseInit
+		}
+	} else {
+		status = sr.runPool(lim)
+		if status == TimeLimit {
+			sr.stats.Cut, sr.stats.CutTimestep = PhaseSearch, sr.cutAt
+		}
+		if status == Converged && lim.Err() != nil && !limited() {
+			status = Cancelled // just after the last timestep
+		}
 	}
+	repackStart := time.Now()
+	sr.stats.SearchTime = repackStart.Sub(searchStart)
 	lay, cost := sr.base, costmodel.Total(sr.model, p, sr.base)
-	// Repacking has a deterministic budget of its own, so it runs after a
-	// time limit too; only a cancellation skips it (or stops it: what it
-	// accepted until then stands).
-	if n := cfg.RepackBudget(); n > 0 && outer.Err() == nil {
-		rr, err := repack.Run(outer, p, lay, &repack.Settings{Packings: n, CostModel: sr.model, Check: cfg.Check, Workers: cfg.Workers})
-		if err != nil {
-			panic(fmt.Sprintf("search: repacking the committed plan: %v", err)) // the plan is complete
-		}
-		sr.stats.Repack = rr.Stats
-		sr.stats.RepackGain = rr.InputCost - rr.Cost
-		lay, cost = rr.Layout, rr.Cost
-		if rr.Stopped && status == Converged {
-			status = statusOf(outer)
+	// Repacking gets what is left of the time limit: it is skipped when
+	// nothing is (or after a cancellation), and stopped where the limit
+	// falls (what it accepted until then stands). Without a limit its
+	// budget is deterministic.
+	if n := cfg.RepackBudget(); n > 0 {
+		switch {
+		case lim.Err() != nil:
+			if limited() {
+				sr.stats.RepackSkipped = true
+				if status == Converged { // the limit fell just after the search
+					status, sr.stats.Cut = TimeLimit, PhaseRepack
+				}
+			}
+		default:
+			rr, err := repack.Run(lim, p, lay, &repack.Settings{Packings: n, CostModel: sr.model, Check: cfg.Check, Workers: cfg.Workers})
+			if err != nil {
+				panic(fmt.Sprintf("search: repacking the committed plan: %v", err)) // the plan is complete
+			}
+			sr.stats.Repack = rr.Stats
+			sr.stats.RepackGain = rr.InputCost - rr.Cost
+			lay, cost = rr.Layout, rr.Cost
+			if rr.Stopped && status == Converged {
+				status = statusOf(lim)
+				if status == TimeLimit {
+					sr.stats.Cut = PhaseRepack
+				}
+			}
 		}
 	}
+	sr.stats.RepackTime = time.Since(repackStart)
 	return &Result{
 		Layout:      lay,
 		InitialCost: sr.initial,
@@ -311,6 +365,38 @@ func RunProblem(ctx context.Context, p *state.Problem, s *Settings) (*Result, er
 		Stats:       sr.stats,
 		Status:      status,
 	}, nil
+}
+
+// Phase is a phase of RunProblem, in the order they run.
+type Phase int
+
+// The phases of RunProblem.
+const (
+	PhaseNone   Phase = iota
+	PhaseInit         // the initializer (or the fallback plan)
+	PhaseSearch       // the search
+	PhaseRepack       // repacking, and the final cost
+)
+
+func (p Phase) String() string {
+	return [...]string{"none", "initializer", "search", "repack"}[p]
+}
+
+// withoutDeadline returns ctx without its deadline: it is cancelled when
+// ctx is cancelled, but not when ctx's deadline passes. The start of a run
+// uses it: a plan must exist, however early the deadline.
+func withoutDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	follow := func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel()
+		}
+	}
+	if ctx.Err() != nil {
+		follow() // at once: AfterFunc would do it on another goroutine
+	}
+	stop := context.AfterFunc(ctx, follow)
+	return c, func() { stop(); cancel() }
 }
 
 func statusOf(ctx context.Context) Status {
@@ -333,6 +419,7 @@ type searcher struct {
 	ends    []bool
 	blocks  [][]int32 // per timestep: the blocks of the timestep
 	discard []*node   // candidates left out of the beam, to recycle (see pipeline)
+	cutAt   int       // the timestep run was at when the context ended it
 
 	// For the skip rule: per block, the last timestep it spends below the
 	// highest level in the committed plan (-1: never); how many blocks
@@ -469,6 +556,7 @@ func (sr *searcher) run(ctx context.Context) Status {
 	seq := 1
 	for t := 0; t < T; t++ {
 		if ctx.Err() != nil {
+			sr.cutAt = t
 			return statusOf(ctx)
 		}
 		sr.stats.Timesteps++
@@ -479,6 +567,7 @@ func (sr *searcher) run(ctx context.Context) Status {
 		for round := 0; round < sr.cfg.Rounds && len(frontier) > 0; round++ {
 			children, err := sr.expand(ctx, frontier, t, &seq)
 			if err != nil {
+				sr.cutAt = t
 				return statusOf(ctx)
 			}
 			before := beam[0].cost

@@ -144,7 +144,8 @@ func TestTimeLimitAndCancellation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, search.TimeLimit, r.Status)
 	assert.Less(t, r.Stats.Timesteps, p.Prog.Timesteps())
-	assert.Positive(t, r.Stats.Repack.Candidates, "repacking runs after a time limit")
+	assert.True(t, r.Stats.RepackSkipped, "the time limit covers repacking: nothing is left for it")
+	assert.Zero(t, r.Stats.Repack, "repacking skipped")
 	validate(t, p, r, nil)
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -64,7 +64,7 @@ func searchFlags(f *pflag.FlagSet) {
 	f.Int("beam", search.DefaultBeam, "candidate states kept inside a segment, cheapest first; -1 = unbounded (the seed's exact behaviour)")
 	f.String("actions", "move,swap,reuse,evict", "the action set, comma-separated: the seed's move, swap, reuse, and hieropt's evict")
 	f.Int("max-candidates", search.DefaultMaxCandidates, "candidates per action and level for one block, best fit first; -1 = no cap")
-	f.Duration("time-limit", 0, "stop the search after this long and keep the best plan so far (e.g. 30s); 0 = none")
+	f.Duration("time-limit", 0, "time limit (e.g. 30s) of optimize's whole run, loading to summary (bench: of each pair's planning); the search stops early and keeps its best plan; 0 = none")
 	f.IntP("jobs", "j", 0, "goroutines evaluating candidates; 0 = all cores (the plan does not depend on it)")
 	f.Bool("check", false, "check the search's invariants after every commit (slow; for debugging)")
 	f.String("initializer", "seed003", "seed003 (rules 1-5, then the search), or a single-arena planner as a baseline, without search (pack: hieropt's exact packer; seed000, seed001, seed004: the seeds'): "+strings.Join(arena.Names(), ", "))
@@ -185,8 +185,20 @@ initial and final cost, reduction, per-level peak bytes and traffic, the
 max-live lower bound, the search's statistics and the time taken. On a
 terminal a progress bar shows the search (not with --quiet).
 
---time-limit, Ctrl-C (SIGINT) and SIGTERM stop the search early: the best
-plan committed so far is written, valid, and the exit status says so.
+Ctrl-C (SIGINT) and SIGTERM stop the search early: the best plan
+committed so far is written, valid, and the exit status says so.
+
+--time-limit is the whole command's: loading, the initializer, the search,
+repacking, validating and writing the plan, and the summary. Out of it,
+optimize keeps what validating, writing and the summary need (estimated
+from the program's size) and gives the rest to the planner: the search
+stops at its end with the best plan committed so far, repacking gets what
+the search left (it is skipped when nothing is), and the initializer
+always runs to its end, as without its plan there is nothing to write. The
+summary's time line lists each part, and its limit line says where the
+limit fell ("it ran out in the search at timestep 1234 of 20000;
+repacking skipped"); the cost bound is left out when no time is left for
+it. A time limit is not an interruption: exit 0.
 
 --workload and --hw take a file, '-' for stdin, or the name of a built-in
 (see 'hieropt inspect --list' and 'hieropt profiles').
@@ -227,6 +239,9 @@ so far was written, if there was one yet).`,
 
 func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 	start := time.Now()
+	// --time-limit is the whole command's: the planner gets what loading
+	// left of it, less what validating, writing and the summary need.
+	tm := newTiming(start, s.TimeLimit)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	p, err := a.loadProblem(o.Workload, o.HW)
@@ -236,14 +251,22 @@ func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 	if err := p.CheckCapacity(); err != nil {
 		return err
 	}
-	res, planner, err := a.plan(ctx, p, o, s)
+	tm.loaded, tm.searched = time.Now(), o.searched()
+	ps := s
+	if s.TimeLimit > 0 {
+		c := *s
+		c.TimeLimit = tm.planBudget(p)
+		ps = &c
+	}
+	res, planner, err := a.plan(ctx, p, o, ps)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &exitError{exitInterrupted, errors.New("interrupted before a plan existed: nothing written")}
 		}
 		return err
 	}
-	elapsed := time.Since(start)
+	tm.planned = time.Now()
+	elapsed := tm.planned.Sub(start)
 
 	pl := plan.FromLayout(p, res.Layout)
 	if s.CostModel.Name() != costmodel.Default {
@@ -258,14 +281,16 @@ func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 	if !check.Valid() {
 		return internalErrorf("the plan breaks %s", check.Violations[0])
 	}
+	tm.validated = time.Now()
 	if o.Output != "" {
 		if err := a.writeOutput(o.Output, pl.Write); err != nil {
 			return err
 		}
 	}
+	tm.written = time.Now()
 	if !o.Quiet {
 		sm := &summary{p: p, lay: res.Layout, model: s.CostModel, plan: pl, output: o.Output, elapsed: elapsed, planner: planner,
-			fallback: res.Stats.Fallback}
+			fallback: res.Stats.Fallback, timing: tm}
 		switch {
 		case o.NoSearch && planner == "initializer":
 			sm.planner = "initializer (--no-search)"

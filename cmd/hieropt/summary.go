@@ -31,6 +31,21 @@ type summary struct {
 	// fallback is set when cost.initial is the fallback plan's (the
 	// initializer could not place a block).
 	fallback *actions.Fallback
+	// timing, if set, is where the command's time went and what its time
+	// limit did: the time line lists each part, and the cost bound is
+	// left out when the limit leaves no time for it.
+	timing    *timing
+	skipBound *bool // boundSkipped's answer, once asked
+}
+
+// boundSkipped reports whether the summary leaves the cost bound out for
+// want of time (decided once, when first asked).
+func (s *summary) boundSkipped() bool {
+	if s.skipBound == nil {
+		skip := s.timing != nil && !s.timing.boundFits(s.p)
+		s.skipBound = &skip
+	}
+	return *s.skipBound
 }
 
 // fallbackLine says why cost.initial is the fallback plan's, and how that
@@ -65,7 +80,11 @@ func (s *summary) write(w io.Writer) {
 	for _, lv := range p.HW.Levels {
 		width = max(width, len(lv.Name))
 	}
-	fmt.Fprintf(w, "bound      %s\n", boundLine(p, s.model, s.plan.Cost.Final))
+	if s.boundSkipped() {
+		fmt.Fprintf(w, "bound      not computed: the time limit left no time for it ('hieropt bounds' computes it)\n")
+	} else {
+		fmt.Fprintf(w, "bound      %s\n", boundLine(p, s.model, s.plan.Cost.Final))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-*s\tcapacity\tpeak\tpeak %%\treads\twrites\tmoved in\tmoved out\ttraffic\ttime\ttime %%\t\n", width, "level")
 	for l, lv := range p.HW.Levels {
@@ -94,14 +113,22 @@ func (s *summary) write(w io.Writer) {
 			fmt.Fprintf(w, "repack     %s promoted into faster levels (%d into free space; %s, %s screened out by max-live): %s %s less\n",
 				plural(rp.Promoted, "block"), rp.Inserted, plural(rp.Packings, "packing"), plural(rp.Screened, "candidate"), fmtCost(st.RepackGain), unit)
 		}
-		fmt.Fprintf(w, "time       %s (initializer %s, search %s", s.elapsed.Round(time.Microsecond),
-			st.InitTime.Round(time.Microsecond), st.SearchTime.Round(time.Microsecond))
-		if s.settings.RepackBudget() > 0 {
-			fmt.Fprintf(w, ", repack %s", rp.Time.Round(time.Microsecond))
+		if s.timing == nil {
+			fmt.Fprintf(w, "time       %s (initializer %s, search %s", s.elapsed.Round(time.Microsecond),
+				st.InitTime.Round(time.Microsecond), st.SearchTime.Round(time.Microsecond))
+			if s.settings.RepackBudget() > 0 {
+				fmt.Fprintf(w, ", repack %s", rp.Time.Round(time.Microsecond))
+			}
+			fmt.Fprintln(w, ")")
 		}
-		fmt.Fprintln(w, ")")
-	} else {
+	} else if s.timing == nil {
 		fmt.Fprintf(w, "time       %s\n", s.elapsed.Round(time.Microsecond))
+	}
+	if t := s.timing; t != nil {
+		fmt.Fprintf(w, "time       %s\n", t.line(s.search, time.Now()))
+		if l := t.limitLine(s.search, p, s.boundSkipped()); l != "" {
+			fmt.Fprintf(w, "limit      %s\n", l)
+		}
 	}
 	where := "not written (use -o FILE, or -o - for stdout)"
 	if s.output == "-" {
@@ -234,6 +261,8 @@ func (s *summary) writeJSON(w io.Writer) error {
 		Fallback   *fallbackJSON `json:"initial_fallback,omitempty"`
 		Search     *searchJSON   `json:"search,omitempty"`
 		Seconds    float64       `json:"seconds"`
+		Times      *timesJSON    `json:"times,omitempty"`
+		Limit      *limitJSON    `json:"time_limit,omitempty"`
 		Output     string        `json:"plan_file,omitempty"`
 		Placements int           `json:"placements"`
 		Transfers  int           `json:"transfers"`
@@ -246,7 +275,9 @@ func (s *summary) writeJSON(w io.Writer) error {
 	if out.Initial != 0 {
 		out.Reduction = 100 * (out.Initial - out.Final) / out.Initial
 	}
-	if b, err := bounds.Compute(p, s.model); err == nil {
+	if s.boundSkipped() {
+		// No time left for it under the time limit: left out.
+	} else if b, err := bounds.Compute(p, s.model); err == nil {
 		out.Bound = &b.Cost
 		if c := bounds.Captured(out.NoPlanning, out.Final, b.Cost); !math.IsNaN(c) {
 			out.Captured = &c
@@ -279,6 +310,12 @@ func (s *summary) writeJSON(w io.Writer) error {
 				Inserted: rp.Inserted, Merged: rp.Merged, Unpacked: rp.Unpacked, Visits: rp.Visits, Cut: rp.Cut, Nodes: rp.Nodes, Gain: r.Stats.RepackGain, Seconds: rp.Time.Seconds()}
 		}
 		out.Search = sj
+	}
+	if t := s.timing; t != nil {
+		now := time.Now()
+		tj := t.json(s.search, now)
+		out.Times, out.Seconds = &tj, tj.Total
+		out.Limit = t.limitJSON(s.search, s.boundSkipped())
 	}
 	data, err := marshalJSON(out)
 	if err != nil {
