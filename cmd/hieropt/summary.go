@@ -125,8 +125,9 @@ func (s *summary) write(w io.Writer) {
 		fmt.Fprintf(w, "time       %s\n", s.elapsed.Round(time.Microsecond))
 	}
 	if t := s.timing; t != nil {
-		fmt.Fprintf(w, "time       %s\n", t.line(s.search, time.Now()))
-		if l := t.limitLine(s.search, p, s.boundSkipped()); l != "" {
+		now := time.Now()
+		fmt.Fprintf(w, "time       %s\n", t.line(s.search, now))
+		if l := t.limitLine(s.search, p, s.boundSkipped(), now); l != "" {
 			fmt.Fprintf(w, "limit      %s\n", l)
 		}
 	}

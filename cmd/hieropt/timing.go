@@ -106,16 +106,22 @@ func (t *timing) line(r *search.Result, now time.Time) string {
 }
 
 // limitLine says what the time limit did: how much of it the planner had,
-// and where it ran out. "" without a limit.
-func (t *timing) limitLine(r *search.Result, p *state.Problem, boundSkipped bool) string {
+// where it ran out, and by how much the command went over it at now (what
+// cannot be cut: loading, the initializer, validating and writing, took
+// longer than the limit, or than estimated). "" without a limit.
+func (t *timing) limitLine(r *search.Result, p *state.Problem, boundSkipped bool, now time.Time) string {
 	if t.limit <= 0 {
 		return ""
+	}
+	over := ""
+	if d := now.Sub(t.deadline); d > 0 {
+		over = fmt.Sprintf("; the command went %s over it", d.Round(time.Millisecond))
 	}
 	s := fmt.Sprintf("%s: ", t.limit)
 	if !t.searched {
 		// The initializer and the single-arena planners are not cut.
-		if t.written.After(t.deadline) {
-			return s + "exceeded: this planner runs to its end"
+		if over != "" {
+			return s + "exceeded: this planner runs to its end" + over
 		}
 		return s + "not reached"
 	}
@@ -138,7 +144,7 @@ func (t *timing) limitLine(r *search.Result, p *state.Problem, boundSkipped bool
 	if boundSkipped {
 		s += "; no time left for the cost bound"
 	}
-	return s
+	return s + over
 }
 
 // timesJSON is the time line in the JSON summary, in seconds.
