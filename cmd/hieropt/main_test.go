@@ -492,9 +492,13 @@ func TestInterrupt(t *testing.T) {
 	pipe, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
-	// Wait until the search runs, then interrupt it.
+	// Wait until the search runs, then interrupt it. The workload (11.8
+	// MiB) is announced first.
 	rd := bufio.NewReader(pipe)
 	line, err := rd.ReadString('\n')
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(line, "loading "+w+" ("), line)
+	line, err = rd.ReadString('\n')
 	require.NoError(t, err)
 	require.Contains(t, line, "searching 40000 timesteps")
 	time.Sleep(500 * time.Millisecond)
@@ -532,7 +536,11 @@ func TestKillLeavesNoFile(t *testing.T) {
 		pipe, err := cmd.StderrPipe()
 		require.NoError(t, err)
 		require.NoError(t, cmd.Start())
-		line, err := bufio.NewReader(pipe).ReadString('\n')
+		rd := bufio.NewReader(pipe)
+		line, err := rd.ReadString('\n')
+		require.NoError(t, err)
+		require.True(t, strings.HasPrefix(line, "loading "+w+" ("), line) // 11.8 MiB
+		line, err = rd.ReadString('\n')
 		require.NoError(t, err)
 		require.Contains(t, line, "searching 40000 timesteps")
 		time.Sleep(300 * time.Millisecond)
