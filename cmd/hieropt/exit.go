@@ -66,12 +66,15 @@ func exitCode(err error) int {
 
 // run is the whole program: it never panics and never calls os.Exit, so
 // tests can drive it.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+func run(args []string, stdin io.Reader, rawStdout, rawStderr io.Writer) (code int) {
+	// Every write to the streams is checked: a failed one fails the run.
+	stdout, stderr := &checkedWriter{w: rawStdout}, &checkedWriter{w: rawStderr}
+	defer func() { code = streamsCode(code, stdout, stderr) }()
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "hieropt: internal error: %v (please report it)\n", r)
 			if os.Getenv("HIEROPT_DEBUG") != "" {
-				stderr.Write(debug.Stack())
+				_, _ = stderr.Write(debug.Stack())
 			}
 			code = exitInternal
 		}

@@ -387,6 +387,6 @@ func (a *app) plan(ctx context.Context, p *state.Problem, o *optimizeOptions, s 
 
 // isTerminal reports whether w is a terminal (for the progress bar).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := underlying(w).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -71,8 +71,10 @@ func (a *app) writeOutput(path string, fill func(io.Writer) error) error {
 		return err
 	}
 	if t == nil {
-		_, err := a.stdout.Write(buf.Bytes())
-		return err
+		if _, err := a.stdout.Write(buf.Bytes()); err != nil {
+			return writeError("standard output", err)
+		}
+		return nil
 	}
 	return t.write(func(w io.Writer) error {
 		_, err := w.Write(buf.Bytes())
