@@ -24,6 +24,30 @@ type trailEntry struct {
 	v    int64
 }
 
+// trail is the undo log: a stack of entries kept in chunks of a fixed
+// size, so that it grows without moving what it holds. (A contiguous
+// slice grows by copying: with millions of entries, on problems of tens
+// of thousands of buffers, one such copy took up to a second, a second
+// past any deadline.)
+type trail struct {
+	chunks []*[trailChunk]trailEntry
+	n      int
+}
+
+const (
+	trailBits  = 12
+	trailChunk = 1 << trailBits
+)
+
+func (tr *trail) push(e trailEntry) {
+	c := tr.n >> trailBits
+	if c == len(tr.chunks) {
+		tr.chunks = append(tr.chunks, new([trailChunk]trailEntry))
+	}
+	tr.chunks[c][tr.n&(trailChunk-1)] = e
+	tr.n++
+}
+
 // strategy is one way to order the search; every strategy is complete.
 type strategy struct {
 	rank rankBy  // static ranking of the buffers: candidate order, and secBest
@@ -71,7 +95,7 @@ type searcher struct {
 	Z      []uint64 // random keys per buffer
 	Z2     []uint64 // random keys per section
 
-	trail []trailEntry
+	trail trail
 	dirty []int32
 	dmark []uint32
 	dgen  uint32
@@ -134,12 +158,13 @@ func newSearcher(in *inst, C int64, ngBits int) *searcher {
 	}
 	t.ng = make([]uint64, 1<<ngBits)
 	t.ngMask = 1<<ngBits - 1
-	// A node costs up to O(n + sections) (picking the section, the
-	// bounds it lifts): ask for the deadline every 1024 nodes on small
-	// problems, down to every node on large ones, so that the time
-	// between two asks stays around a millisecond.
+	// A node costs O(n + sections) and more (picking the section, the
+	// bounds it lifts, what a section left empty implies): ask for the
+	// deadline every 1024 nodes on small problems, down to every node on
+	// large ones (from 64K buffers and sections), where one node can take
+	// tens of milliseconds.
 	t.stopMask = 1023
-	for t.stopMask > 0 && (t.stopMask+1)*int64(n+ns) > 1<<20 {
+	for t.stopMask > 0 && (t.stopMask+1)*int64(n+ns) > 1<<16 {
 		t.stopMask >>= 1
 	}
 	return t
@@ -162,8 +187,8 @@ func hz(z uint64, v int64) uint64 {
 
 func (t *searcher) undo(mark int) {
 	in := t.in
-	for i := len(t.trail) - 1; i >= mark; i-- {
-		e := t.trail[i]
+	for i := t.trail.n - 1; i >= mark; i-- {
+		e := t.trail.chunks[i>>trailBits][i&(trailChunk-1)]
 		switch e.kind {
 		case tH:
 			t.h[e.i] = e.v
@@ -191,7 +216,7 @@ func (t *searcher) undo(mark int) {
 			}
 		}
 	}
-	t.trail = t.trail[:mark]
+	t.trail.n = mark
 }
 
 // setLBC writes v as b's bound in the cover lists of all its sections.
@@ -225,7 +250,7 @@ func (t *searcher) raiseLB(c int32, nm int64) bool {
 	if nm <= old {
 		return true
 	}
-	t.trail = append(t.trail, trailEntry{tLB, c, old})
+	t.trail.push(trailEntry{tLB, c, old})
 	t.lb[c] = nm
 	in := t.in
 	t.V[in.lo[c]] ^= hz(t.Z[c], old) ^ hz(t.Z[c], nm)
@@ -250,7 +275,7 @@ func (t *searcher) settle() bool {
 			mm = min(mm, v)
 		}
 		if mm != t.m[s] {
-			t.trail = append(t.trail, trailEntry{tM, s, t.m[s]})
+			t.trail.push(trailEntry{tM, s, t.m[s]})
 			t.m[s] = mm
 		}
 		if mm != inf && mm+t.D[s] > t.C {
@@ -264,7 +289,7 @@ func (t *searcher) settle() bool {
 // dead end; the caller undoes either way.
 func (t *searcher) place(b int32, L int64) bool {
 	in := t.in
-	t.trail = append(t.trail, trailEntry{tPlace, b, 0})
+	t.trail.push(trailEntry{tPlace, b, 0})
 	t.placed[b] = true
 	t.off[b] = L
 	t.V[in.lo[b]] ^= hz(t.Z[b], t.lb[b])
@@ -274,7 +299,8 @@ func (t *searcher) place(b int32, L int64) bool {
 	t.newDirty()
 	for s := in.lo[b]; s < in.hi[b]; s++ {
 		t.D[s] -= sz
-		t.trail = append(t.trail, trailEntry{tH, s, t.h[s]}, trailEntry{tHR, s, t.hr[s]})
+		t.trail.push(trailEntry{tH, s, t.h[s]})
+		t.trail.push(trailEntry{tHR, s, t.hr[s]})
 		t.h[s] = top
 		t.hr[s] = top
 		t.markDirty(s)
@@ -342,7 +368,8 @@ func (t *searcher) waste(s int32, L int64) bool {
 	if newh == inf {
 		return false
 	}
-	t.trail = append(t.trail, trailEntry{tH, s, t.h[s]}, trailEntry{tWaste, s, 0})
+	t.trail.push(trailEntry{tH, s, t.h[s]})
+	t.trail.push(trailEntry{tWaste, s, 0})
 	t.wst = append(t.wst, s)
 	t.h[s] = max(t.h[s], newh)
 	t.markDirty(s)
@@ -725,7 +752,7 @@ func (t *searcher) solve(a, c int32, prevL int64) bool {
 		t.ngHits++
 		return false
 	}
-	entry := len(t.trail)
+	entry := t.trail.n
 	for {
 		L, s := t.pick(a, c)
 		if s < 0 {
@@ -750,7 +777,7 @@ func (t *searcher) solve(a, c int32, prevL int64) bool {
 			}
 			continue
 		}
-		mark := len(t.trail)
+		mark := t.trail.n
 		for i := start; i < end; i++ {
 			b := t.cstack[i]
 			t.cut = false
