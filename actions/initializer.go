@@ -298,7 +298,7 @@ func Boundary(occ *state.Occupancy, b, l int, g state.Gap) (off int64, ok bool) 
 		}
 		rightDeath = p.Block(int(s.Block)).Last
 	}
-	left := true
+	var left bool
 	switch {
 	case leftDeath > rightDeath:
 		left = true

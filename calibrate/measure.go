@@ -158,7 +158,7 @@ func spread(lo, hi int64, n int) []int64 {
 }
 
 // sink keeps the checksums of the read kernels and chases alive.
-var sink uint64
+var sink uint64 //nolint:unused // written only: a result the compiler must compute
 
 // CopySample is one copy measurement: copying Bytes bytes from one buffer
 // to another, both resident in the level Level, took NS nanoseconds. Copies

@@ -67,7 +67,7 @@ func ReadSamples(name string, r io.Reader) ([]Sample, error) {
 	header := true
 	for {
 		rec, err := cr.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -1,6 +1,7 @@
 package hw
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -194,9 +195,9 @@ func (r mapReader) link(key string) (Link, error) {
 
 // prefixField turns `field "latency"` into `field "in.latency"`.
 func prefixField(err error, parent string) error {
-	if e, ok := err.(*inputerr.Error); ok {
+	if e := (*inputerr.Error)(nil); errors.As(err, &e) {
 		e.Rule = strings.Replace(e.Rule, `field "`, `field "`+parent+`.`, 1)
-		return e
+		return err
 	}
 	return err
 }

@@ -23,7 +23,7 @@ func loadCSV(t testing.TB, path string) *Problem {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	p, err := ReadCSV(filepath.Base(path), f)
 	require.NoError(t, err)
 	return p

@@ -341,7 +341,7 @@ func (t *searcher) waste(s int32, L int64) bool {
 			continue
 		}
 		nb := t.lb[b]
-		if !(nb > L && t.rests(b, nb)) {
+		if nb <= L || !t.rests(b, nb) {
 			// b could have sat at L: unless something can still reach
 			// into that hole, leaving it empty is dominated.
 			if nb == L && t.rests(b, L) && !t.canReach(b, L+in.size[b]) {

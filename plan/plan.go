@@ -11,6 +11,7 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -71,7 +72,7 @@ func ReadFile(path string) (*Plan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		rule := err.Error()
-		if pe, ok := err.(*os.PathError); ok {
+		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
 			rule = pe.Err.Error()
 		}
 		return nil, &inputerr.Error{Doc: DocName(path), Rule: "cannot read: " + rule, Err: err}

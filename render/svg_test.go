@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
 	"flag"
 	"io"
 	"os"
@@ -59,7 +60,7 @@ func wellFormed(t *testing.T, svg []byte) map[string]int {
 	depth := 0
 	for {
 		tok, err := dec.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		require.NoError(t, err, "the SVG is not well-formed XML")

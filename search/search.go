@@ -309,7 +309,7 @@ func RunProblem(ctx context.Context, p *state.Problem, s *Settings) (*Result, er
 	sr.stats.InitTime = searchStart.Sub(start)
 	limited := func() bool { return errors.Is(lim.Err(), context.DeadlineExceeded) }
 	sr.prepare()
-	status := Converged
+	var status Status
 	if lim.Err() != nil {
 		// The limit (or a cancellation) came during the start: no search.
 		status = statusOf(lim)

@@ -182,7 +182,7 @@ func Export(p *state.Problem, pl *plan.Plan, l int, o *ExportOptions) (*pack.Pro
 	for i, x := range ps {
 		name := p.Prog.Blocks[x.block].Name
 		if err := csvID(name); err != nil {
-			return nil, nil, fmt.Errorf("block %q: %v", name, err)
+			return nil, nil, fmt.Errorf("block %q: %w", name, err)
 		}
 		id := name
 		if count[x.block] > 1 {

@@ -23,6 +23,7 @@
 package onnx
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -59,7 +60,7 @@ func ReadFile(path string, o Options) (*workload.Program, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		rule := err.Error()
-		if pe, ok := err.(*os.PathError); ok {
+		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
 			rule = pe.Err.Error()
 		}
 		return nil, &inputerr.Error{Doc: DocName(path), Rule: "cannot read: " + rule, Err: err}

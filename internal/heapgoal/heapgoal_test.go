@@ -42,8 +42,7 @@ func TestStart(t *testing.T) {
 	runtime.GC()
 	require.Eventually(t, func() bool { runtime.GC(); return gogc() == 100 }, 10*time.Second, 10*time.Millisecond,
 		"a large live heap should bring GOGC back to 100; it is %d", gogc())
-	runtime.KeepAlive(big)
-	big = nil
+	runtime.KeepAlive(big) // dead from here on
 	runtime.GC()
 	require.Eventually(t, func() bool { runtime.GC(); return gogc() > 100 }, 10*time.Second, 10*time.Millisecond)
 }
