@@ -108,7 +108,7 @@ func readWith(path string, read func(io.Reader) error) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	return read(f)
 }
 

@@ -78,7 +78,7 @@ level), and with --plan, how much of the possible gain the plan captured:
 		for l, lv := range p.HW.Levels {
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", lv.Name, fmtBytes(lv.Capacity), fmtBytes(b.Spill[l]))
 		}
-		tw.Flush()
+		_ = tw.Flush() // its writer keeps the error: a checked stream (streams.go) or a buffer
 		fmt.Fprintf(w, "cost bound   %s %s (%d of %d timesteps needed a linear program)\n", fmtCost(b.Cost), unit, b.LPs, p.Prog.Timesteps())
 		fmt.Fprintf(w, "no planning  %s %s (every block in the slowest level)\n", fmtCost(none), unit)
 		if o.Plan != "" {

@@ -189,7 +189,7 @@ then a valid MiniMalloc solution of that slightly different problem.`,
 		}
 		prob, sol, err := minimalloc.Export(p, pl, l, &minimalloc.ExportOptions{InPlace: o.InPlace})
 		if err != nil {
-			return failed(fmt.Errorf("%s: %v", args[0], err))
+			return failed(fmt.Errorf("%s: %w", args[0], err))
 		}
 		if err := a.writeOutput(o.Output, func(w io.Writer) error { return pack.WriteCSV(w, prob, sol) }); err != nil {
 			return err

@@ -228,11 +228,11 @@ func (w *outputWrite) abort() bool {
 	}
 	w.aborted = true
 	if w.tmp != "" {
-		os.Remove(w.tmp)
+		_ = os.Remove(w.tmp)
 		w.tmp = ""
 	}
 	if w.f != nil {
-		w.f.Close()
+		_ = w.f.Close()
 	}
 	return true
 }
@@ -248,8 +248,8 @@ func (w *outputWrite) replace(copyTo func(io.Writer) error) (err error) {
 	w.mu.Lock()
 	if w.aborted {
 		w.mu.Unlock()
-		f.Close()
-		os.Remove(f.Name())
+		_ = f.Close()
+		_ = os.Remove(f.Name())
 		return errWriteInterrupted
 	}
 	w.tmp = f.Name()
@@ -257,12 +257,12 @@ func (w *outputWrite) replace(copyTo func(io.Writer) error) (err error) {
 	closed := false
 	defer func() {
 		if !closed {
-			f.Close()
+			_ = f.Close()
 		}
 		if err != nil {
 			w.mu.Lock()
 			if w.tmp != "" {
-				os.Remove(w.tmp)
+				_ = os.Remove(w.tmp)
 				w.tmp = ""
 			}
 			w.mu.Unlock()
@@ -321,7 +321,7 @@ func syncDir(dir string) {
 	}
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
-		d.Close()
+		_ = d.Close()
 	}
 }
 
@@ -339,7 +339,7 @@ func (w *outputWrite) direct(copyTo func(io.Writer) error) error {
 	w.mu.Lock()
 	if w.aborted {
 		w.mu.Unlock()
-		f.Close()
+		_ = f.Close()
 		return errWriteInterrupted
 	}
 	w.f = f

@@ -158,7 +158,7 @@ func TestSignalWhileWaitingForAFIFOReader(t *testing.T) {
 	// closes the FIFO without writing, and the reader sees end-of-file.
 	rd, err := os.Open(fifo)
 	require.NoError(t, err)
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	data, err := io.ReadAll(rd)
 	require.NoError(t, err)
 	assert.Empty(t, data)

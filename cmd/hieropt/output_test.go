@@ -76,7 +76,7 @@ func readFIFO(t *testing.T, fifo string) <-chan []byte {
 			got <- []byte("open: " + err.Error())
 			return
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }()
 		data, err := io.ReadAll(f)
 		if err != nil {
 			data = append(data, "read: "+err.Error()...)
@@ -147,7 +147,7 @@ func TestOutputPathKinds(t *testing.T) {
 			// the new one was renamed over it, not written into it.
 			old, err := os.Open(out)
 			require.NoError(t, err)
-			t.Cleanup(func() { old.Close() })
+			t.Cleanup(func() { _ = old.Close() })
 			return out, func(t *testing.T, r result) {
 				require.Equal(t, exitOK, r.code, r.stderr)
 				assert.Equal(t, plan, content(t, out))
@@ -372,11 +372,11 @@ func TestSignalDuringFIFOWrite(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			fifo := filepath.Join(dir, "plan.fifo")
 			require.NoError(t, syscall.Mkfifo(fifo, 0o644))
-			defer os.Remove(fifo)
+			defer func() { _ = os.Remove(fifo) }()
 			// A reader without O_NONBLOCK would wait here for the writer.
 			rd, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 			require.NoError(t, err)
-			defer rd.Close()
+			defer func() { _ = rd.Close() }()
 
 			cmd := exec.Command(os.Args[0], append(args, "-o", fifo)...)
 			cmd.Env = append(os.Environ(), "HIEROPT_TEST_MAIN=1")

@@ -20,7 +20,7 @@ func readProblem(t *testing.T, path string) *pack.Problem {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	p, err := pack.ReadCSV(path, f)
 	require.NoError(t, err)
 	return p

@@ -58,6 +58,6 @@ func (a *app) listLevels(name, unit string, levels []hw.Level) {
 		fmt.Fprintf(tw, "\t%s\t%s\t%d\t%g\t%g\t%g\t%g\n", lv.Name, fmtBytes(lv.Capacity), lv.Alignment,
 			lv.In.Latency, lv.In.Bandwidth, lv.Out.Latency, lv.Out.Bandwidth)
 	}
-	tw.Flush()
+	_ = tw.Flush() // its writer keeps the error: a checked stream (streams.go) or a buffer
 	fmt.Fprintln(a.stdout)
 }

@@ -16,7 +16,7 @@ import (
 func TestTotalRAM(t *testing.T) {
 	f, err := os.Open("/proc/meminfo")
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var kib int64
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {

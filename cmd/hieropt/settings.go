@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -153,7 +154,7 @@ func flagNames(fs *pflag.FlagSet) []string {
 }
 
 func errorText(err error) string {
-	if pe, ok := err.(*os.PathError); ok {
+	if pe := (*os.PathError)(nil); errors.As(err, &pe) {
 		return pe.Err.Error()
 	}
 	return fmt.Sprint(err)

@@ -94,7 +94,7 @@ func (s *summary) write(w io.Writer) {
 			t.Reads, t.Writes, fmtBytes(t.BytesIn), fmtBytes(t.BytesOut), fmtBytes(t.Traffic()),
 			fmtCost(t.Time), pct(t.Time, rep.Total))
 	}
-	tw.Flush()
+	_ = tw.Flush() // its writer keeps the error: a checked stream (streams.go) or a buffer
 	if r := s.search; r != nil {
 		st := r.Stats
 		if st.Start != actions.WorkloadOrder {

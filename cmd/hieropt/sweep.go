@@ -490,6 +490,6 @@ func readSweepCSV(file string) (*sweep.Table, error) {
 	if err != nil {
 		return nil, &exitError{exitInput, fmt.Errorf("sweep CSV %q: cannot read: %s", file, errorText(err))}
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	return sweep.ReadCSV(f, file)
 }

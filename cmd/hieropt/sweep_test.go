@@ -41,7 +41,7 @@ func readCSVFile(t *testing.T, file string) [][]string {
 	t.Helper()
 	f, err := os.Open(file)
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	recs, err := csv.NewReader(f).ReadAll()
 	require.NoError(t, err)
 	return recs

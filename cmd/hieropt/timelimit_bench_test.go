@@ -34,7 +34,7 @@ func BenchmarkPackTimeLimit(b *testing.B) {
 		b.Fatal(err)
 	}
 	p, err := pack.ReadCSV(in, f)
-	f.Close()
+	_ = f.Close()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func solutionOffsets(p *pack.Problem, path string) (*pack.Solution, error) {
 		}
 		o, err := strconv.ParseInt(f[4], 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%s: row %d: %v", path, i+1, err)
+			return nil, fmt.Errorf("%s: row %d: %w", path, i+1, err)
 		}
 		s.Offsets[i] = o
 		s.Peak = max(s.Peak, o+p.Buffers[i].Size)

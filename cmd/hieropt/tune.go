@@ -130,7 +130,7 @@ func (a *app) readSamples(file string) ([]calibrate.Sample, error) {
 	if err != nil {
 		return nil, &inputerr.Error{Doc: calibrate.DocName(file), Rule: "cannot read: " + errorText(err), Err: err}
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	return calibrate.ReadSamples(file, f)
 }
 
