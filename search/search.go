@@ -227,7 +227,9 @@ func (s *Settings) RepackBudget() int {
 // *inputerr.Error if the program cannot be bound to the profile, a
 // *state.CapacityError if no plan exists, an *actions.InfeasibleError if
 // neither the initializer nor the fallback finds one, or
-// ctx's error if it was cancelled before the initializer finished.
+// ctx's error if it was cancelled before the initializer finished (a
+// deadline is not a cancellation: a deadline that has passed, like
+// Settings.TimeLimit, still gets the initializer's plan, Status TimeLimit).
 func Run(ctx context.Context, prog *workload.Program, prof *hw.Profile, s *Settings) (*Result, error) {
 	p, err := state.Bind(prog, prof, "workload")
 	if err != nil {
