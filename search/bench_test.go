@@ -70,6 +70,9 @@ func BenchmarkTargets(b *testing.B) {
 func BenchmarkScaling(b *testing.B) {
 	for _, n := range []int{1000, 10000, 100000} {
 		b.Run(fmt.Sprintf("ops=%d", n), func(b *testing.B) {
+			if n > 10000 && testing.Short() {
+				b.Skip("a search of half a minute; CI runs every benchmark once with -short")
+			}
 			prog, err := gen.Generate(gen.Options{Ops: n, Seed: 1})
 			if err != nil {
 				b.Fatal(err)
