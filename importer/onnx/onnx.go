@@ -94,6 +94,40 @@ type info struct {
 	known    bool
 }
 
+// op is a compute node, one timestep of the workload.
+type op struct {
+	n    *node
+	name string
+}
+
+// importer is one import in progress; Import's steps fill it in order.
+type importer struct {
+	doc string
+	o   Options
+	g   *graph
+	// shapes holds the element type and, when known, the shape of every
+	// tensor that the graph's inputs, value_info and outputs describe.
+	shapes map[string]info
+	// consts holds the initializers and the Constant nodes' tensors.
+	consts map[string]tensor
+	// alias maps the output of a view to the tensor it reads.
+	alias map[string]string
+	// ops are the compute nodes in order, each with a unique name.
+	ops []op
+	// isInput holds the graph inputs that are not initializers
+	// (inputOrder lists them in the graph's order), isOutput the tensors
+	// under the graph's outputs.
+	isInput    map[string]bool
+	inputOrder []string
+	isOutput   map[string]bool
+	// producer and consumers give the timesteps that write and read each
+	// underlying tensor; order lists the tensors as first seen, for a
+	// stable block order.
+	producer  map[string]int
+	consumers map[string][]int
+	order     []string
+}
+
 // Import converts an ONNX model (the bytes of a .onnx file) to a
 // validated workload; file names it in errors.
 func Import(file string, data []byte, o Options) (*workload.Program, error) {
@@ -106,6 +140,33 @@ func Import(file string, data []byte, o Options) (*workload.Program, error) {
 	if len(g.nodes) == 0 {
 		return nil, inputerr.New(doc, "", "the graph has no nodes")
 	}
+	im := &importer{doc: doc, o: o, g: g, shapes: readShapes(g)}
+	if err := checkDims(doc, g, o.Dims); err != nil {
+		return nil, err
+	}
+	if err := im.resolveNodes(); err != nil {
+		return nil, err
+	}
+	im.findInputsOutputs()
+	if err := im.traceTensors(); err != nil {
+		return nil, err
+	}
+	p := im.newProgram(file)
+	im.buildOps(p)
+	blockOf, err := im.buildBlocks(p)
+	if err != nil {
+		return nil, err
+	}
+	im.markInPlace(p, blockOf)
+	if err := p.Validate(doc); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// readShapes reads the element types and shapes of the graph's inputs,
+// value_info and outputs; an entry with a shape overrides an earlier one.
+func readShapes(g *graph) map[string]info {
 	shapes := map[string]info{}
 	for _, list := range [][]valueInfo{g.inputs, g.valueInfo, g.outputs} {
 		for _, vi := range list {
@@ -116,247 +177,341 @@ func Import(file string, data []byte, o Options) (*workload.Program, error) {
 			}
 		}
 	}
-	if err := checkDims(doc, g, o.Dims); err != nil {
-		return nil, err
-	}
-	consts := map[string]tensor{}
-	for _, t := range g.initializer {
-		consts[t.name] = t
-	}
-	// Aliases of views, and Constant nodes, are resolved first; the
-	// remaining nodes are the ops.
-	alias := map[string]string{}
-	root := func(name string) string {
-		for {
-			r, ok := alias[name]
-			if !ok {
-				return name
-			}
-			name = r
+	return shapes
+}
+
+// isView reports whether n is a view: its output aliases its input.
+func isView(n *node) bool {
+	return views[n.opType] && len(n.inputs) > 0 && len(n.outputs) > 0
+}
+
+// root returns the tensor under name: name itself, or the tensor that its
+// view (or chain of views) reads.
+func (im *importer) root(name string) string {
+	for {
+		r, ok := im.alias[name]
+		if !ok {
+			return name
 		}
+		name = r
 	}
-	type op struct {
-		n    *node
-		name string
-	}
-	var ops []op
-	usedNames := map[string]int{}
-	// ONNX names each tensor once: a node output may be neither a graph
-	// input, an initializer nor an earlier output. (A view of a tensor
-	// that is not there yet, or its own output, would make an alias cycle.)
+}
+
+// resolveNodes sorts the nodes out in order: a Constant node adds a
+// constant, a view an alias of its input, and every other node is an op.
+func (im *importer) resolveNodes() error {
+	im.consts = map[string]tensor{}
+	im.alias = map[string]string{}
 	produced := map[string]bool{}
-	for _, t := range g.initializer {
+	for _, t := range im.g.initializer {
+		im.consts[t.name] = t
 		produced[t.name] = true
 	}
-	for _, vi := range g.inputs {
+	for _, vi := range im.g.inputs {
 		produced[vi.name] = true
 	}
-	for i := range g.nodes {
-		n := &g.nodes[i]
-		if views[n.opType] && len(n.inputs) > 0 && len(n.outputs) > 0 && !produced[root(n.inputs[0])] {
-			return nil, inputerr.New(doc, nodeItem(i, n), "input %q is produced by no earlier node, initializer or graph input", n.inputs[0])
-		}
-		for _, out := range n.outputs {
-			if out == "" {
-				continue
-			}
-			if produced[out] {
-				return nil, inputerr.New(doc, nodeItem(i, n), "output %q is already a graph input, an initializer or an earlier node's output (ONNX names each tensor once)", out)
-			}
-			produced[out] = true
+	usedNames := map[string]int{}
+	for i := range im.g.nodes {
+		n := &im.g.nodes[i]
+		if err := im.checkNamedOnce(i, n, produced); err != nil {
+			return err
 		}
 		switch {
 		case n.opType == "Constant":
-			for _, a := range n.attrs {
-				if a.name == "value" && a.t != nil && len(n.outputs) > 0 {
-					t := *a.t
-					t.name = n.outputs[0]
-					consts[t.name] = t
-				}
+			if err := im.addConstant(i, n); err != nil {
+				return err
 			}
-			if len(n.outputs) > 0 {
-				if _, ok := consts[n.outputs[0]]; !ok {
-					return nil, inputerr.New(doc, nodeItem(i, n), "Constant node without a tensor 'value' attribute is not supported")
-				}
-			}
+		case isView(n):
+			im.alias[n.outputs[0]] = im.root(n.inputs[0])
+		default:
+			im.ops = append(im.ops, op{n, uniqueName(usedNames, i, n)})
+		}
+	}
+	if len(im.ops) == 0 {
+		return inputerr.New(im.doc, "", "the graph has no compute nodes (only constants and views)")
+	}
+	return nil
+}
+
+// checkNamedOnce checks node i against the tensors produced before it and
+// adds its outputs. ONNX names each tensor once: a node output may be
+// neither a graph input, an initializer nor an earlier output. (A view of
+// a tensor that is not there yet, or its own output, would make an alias
+// cycle.)
+func (im *importer) checkNamedOnce(i int, n *node, produced map[string]bool) error {
+	if isView(n) && !produced[im.root(n.inputs[0])] {
+		return inputerr.New(im.doc, nodeItem(i, n), "input %q is produced by no earlier node, initializer or graph input", n.inputs[0])
+	}
+	for _, out := range n.outputs {
+		if out == "" {
 			continue
-		case views[n.opType] && len(n.inputs) > 0 && len(n.outputs) > 0:
-			alias[n.outputs[0]] = root(n.inputs[0])
-			continue
 		}
-		name := n.name
-		if name == "" {
-			name = fmt.Sprintf("%s_%d", n.opType, i)
+		if produced[out] {
+			return inputerr.New(im.doc, nodeItem(i, n), "output %q is already a graph input, an initializer or an earlier node's output (ONNX names each tensor once)", out)
 		}
-		if k := usedNames[name]; k > 0 {
-			usedNames[name] = k + 1
-			name = fmt.Sprintf("%s#%d", name, k)
-		} else {
-			usedNames[name] = 1
-		}
-		ops = append(ops, op{n, name})
+		produced[out] = true
 	}
-	if len(ops) == 0 {
-		return nil, inputerr.New(doc, "", "the graph has no compute nodes (only constants and views)")
+	return nil
+}
+
+// addConstant makes the tensor of Constant node i (its 'value' attribute)
+// a constant named after the node's output.
+func (im *importer) addConstant(i int, n *node) error {
+	if len(n.outputs) == 0 {
+		return nil
 	}
-	T := len(ops)
-	isOutput := map[string]bool{}
-	for _, vi := range g.outputs {
-		isOutput[root(vi.name)] = true
-	}
-	isInput := map[string]bool{}
-	var inputOrder []string
-	for _, vi := range g.inputs {
-		if _, c := consts[vi.name]; !c {
-			isInput[vi.name] = true
-			inputOrder = append(inputOrder, vi.name)
+	for _, a := range n.attrs {
+		if a.name == "value" && a.t != nil {
+			t := *a.t
+			t.name = n.outputs[0]
+			im.consts[t.name] = t
 		}
 	}
-	// Producers and consumers of every underlying tensor.
-	producer := map[string]int{}
-	consumers := map[string][]int{}
-	var order []string // tensors in first-seen order, for a stable block order
+	if _, ok := im.consts[n.outputs[0]]; !ok {
+		return inputerr.New(im.doc, nodeItem(i, n), "Constant node without a tensor 'value' attribute is not supported")
+	}
+	return nil
+}
+
+// uniqueName names op node i: its name, else type_i, with #k added to the
+// k-th repeat of a name (used counts the uses).
+func uniqueName(used map[string]int, i int, n *node) string {
+	name := n.name
+	if name == "" {
+		name = fmt.Sprintf("%s_%d", n.opType, i)
+	}
+	k := used[name]
+	used[name] = k + 1
+	if k > 0 {
+		return fmt.Sprintf("%s#%d", name, k)
+	}
+	return name
+}
+
+// findInputsOutputs finds the graph's inputs (those that are not
+// initializers) and the tensors under its outputs.
+func (im *importer) findInputsOutputs() {
+	im.isOutput = map[string]bool{}
+	for _, vi := range im.g.outputs {
+		im.isOutput[im.root(vi.name)] = true
+	}
+	im.isInput = map[string]bool{}
+	for _, vi := range im.g.inputs {
+		if _, c := im.consts[vi.name]; !c {
+			im.isInput[vi.name] = true
+			im.inputOrder = append(im.inputOrder, vi.name)
+		}
+	}
+}
+
+// traceTensors finds the producer and the consumers of every underlying
+// tensor, and the order in which the tensors are first seen (the inputs,
+// then each op's inputs and outputs).
+func (im *importer) traceTensors() error {
+	im.producer = map[string]int{}
+	im.consumers = map[string][]int{}
 	seen := map[string]bool{}
 	note := func(name string) {
 		if !seen[name] {
 			seen[name] = true
-			order = append(order, name)
+			im.order = append(im.order, name)
 		}
 	}
-	for _, in := range inputOrder {
+	for _, in := range im.inputOrder {
 		note(in)
 	}
-	for t, op := range ops {
+	for t, op := range im.ops {
 		for _, in := range op.n.inputs {
 			if in == "" {
 				continue
 			}
-			r := root(in)
-			_, isConst := consts[r]
-			_, produced := producer[r]
-			if !isConst && !produced && !isInput[r] {
-				return nil, inputerr.New(doc, nodeItem(t, op.n), "input %q is produced by no earlier node, initializer or graph input", in)
+			r, err := im.readBy(t, op.n, in)
+			if err != nil {
+				return err
 			}
 			note(r)
-			if c := consumers[r]; len(c) == 0 || c[len(c)-1] != t {
-				consumers[r] = append(consumers[r], t)
-			}
 		}
 		for _, out := range op.n.outputs {
-			if out == "" {
-				continue
+			if out != "" {
+				im.producer[out] = t
+				note(out)
 			}
-			producer[out] = t
-			note(out)
 		}
 	}
-	p := &workload.Program{Name: o.Name, Source: fmt.Sprintf("imported from ONNX model %s (graph %q) by hieropt import onnx", filepath.Base(file), g.name)}
+	return nil
+}
+
+// readBy records that op t (node n) reads tensor in, and returns the
+// tensor under it, which must be a constant, a graph input or an earlier
+// op's output.
+func (im *importer) readBy(t int, n *node, in string) (string, error) {
+	r := im.root(in)
+	_, isConst := im.consts[r]
+	_, produced := im.producer[r]
+	if !isConst && !produced && !im.isInput[r] {
+		return "", inputerr.New(im.doc, nodeItem(t, n), "input %q is produced by no earlier node, initializer or graph input", in)
+	}
+	if c := im.consumers[r]; len(c) == 0 || c[len(c)-1] != t {
+		im.consumers[r] = append(c, t)
+	}
+	return r, nil
+}
+
+// newProgram names the workload: Options.Name, else the file's base name
+// without its extension, else the graph's name.
+func (im *importer) newProgram(file string) *workload.Program {
+	p := &workload.Program{Name: im.o.Name, Source: fmt.Sprintf("imported from ONNX model %s (graph %q) by hieropt import onnx", filepath.Base(file), im.g.name)}
 	if p.Name == "" && file != "-" {
 		p.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
 	if p.Name == "" {
-		p.Name = cmp(g.name, "onnx-model")
+		p.Name = cmp(im.g.name, "onnx-model")
 	}
-	size := func(name string) (int64, error) {
-		var dims []dim
-		var et int32
-		if c, ok := consts[name]; ok {
-			et = c.dataType
-			for _, d := range c.dims {
-				dims = append(dims, dim{value: d, set: true})
-			}
-		} else {
-			s, ok := shapes[name]
-			if !ok || !s.known {
-				return 0, inputerr.New(doc, fmt.Sprintf("tensor %q", name), "shape unknown: run ONNX shape inference (onnx.shape_inference.infer_shapes) on the model first, so that value_info holds every tensor's shape")
-			}
-			et, dims = s.elemType, s.dims
+	return p
+}
+
+// buildOps adds an op per compute node, with its multiply-accumulates
+// where they are known.
+func (im *importer) buildOps(p *workload.Program) {
+	for _, op := range im.ops {
+		o := workload.Op{Name: op.name, Type: op.n.opType}
+		if macs, ok := im.macsOf(op.n); ok {
+			o.MACs = macs
 		}
-		es, ok := elemSize[et]
-		if !ok {
-			return 0, inputerr.New(doc, fmt.Sprintf("tensor %q", name), "data type %d is not supported", et)
-		}
-		bytes := es.bytes
-		if es.float && o.DTypeBytes > 0 {
-			bytes = o.DTypeBytes
-		}
-		n := int64(1)
-		for _, d := range dims {
-			v := d.value
-			if d.param != "" || !d.set {
-				var ok bool
-				if v, ok = o.Dims[d.param]; !ok || d.param == "" {
-					return 0, inputerr.New(doc, fmt.Sprintf("tensor %q", name), "dimension %q has no value: give one with --dim %s=N", d.param, cmp(d.param, "name"))
-				}
-			}
-			if v < 0 {
-				return 0, inputerr.New(doc, fmt.Sprintf("tensor %q", name), "negative dimension %d", v)
-			}
-			if v != 0 && n > math.MaxInt64/v {
-				return 0, inputerr.New(doc, fmt.Sprintf("tensor %q", name), "size overflows 64 bits")
-			}
-			n *= v
-		}
-		if n > math.MaxInt64/bytes {
-			return 0, inputerr.New(doc, fmt.Sprintf("tensor %q", name), "size overflows 64 bits")
-		}
-		return max(n*bytes, 1), nil
+		p.Ops = append(p.Ops, o)
 	}
-	for t, op := range ops {
-		p.Ops = append(p.Ops, workload.Op{Name: op.name, Type: op.n.opType})
-		if macs, ok := macsOf(op.n, shapes, consts, root); ok {
-			p.Ops[t].MACs = macs
-		}
-	}
+}
+
+// buildBlocks adds a block per underlying tensor, in the order first
+// seen (an unused weight has none), and returns the index of each.
+func (im *importer) buildBlocks(p *workload.Program) (map[string]int, error) {
 	blockOf := map[string]int{}
-	for _, name := range order {
-		cons := consumers[name]
-		b := workload.Block{Name: name, Reads: slices.Clone(cons)}
-		switch {
-		case isConstName(consts, name):
-			if len(cons) == 0 {
-				continue // an unused weight
-			}
-			b.Kind, b.First, b.Last = workload.Constant, 0, cons[len(cons)-1]
-		case isInput[name]:
-			b.Kind, b.First, b.Writes = workload.Input, 0, []int{0}
-			b.Last = 0
-			if len(cons) > 0 {
-				b.Last = cons[len(cons)-1]
-			}
-		default:
-			t := producer[name]
-			b.Kind, b.First, b.Writes, b.Last = workload.Activation, t, []int{t}, t
-			if len(cons) > 0 {
-				b.Last = cons[len(cons)-1]
-			}
+	for _, name := range im.order {
+		b, ok := im.block(name)
+		if !ok {
+			continue
 		}
-		if isOutput[name] && b.Kind != workload.Constant {
-			b.Kind, b.Last = workload.Output, T-1
-			if !slices.Contains(b.Reads, T-1) {
-				b.Reads = append(b.Reads, T-1)
-			}
-			if b.Kind == workload.Output && isInput[name] {
-				b.Kind = workload.Input // an input the graph returns as is
-			}
-		}
-		s, err := size(name)
+		s, err := im.size(name)
 		if err != nil {
 			return nil, err
 		}
 		b.Size = s
-		sort.Ints(b.Reads)
 		blockOf[name] = len(p.Blocks)
 		p.Blocks = append(p.Blocks, b)
 	}
-	// In place: the last consumer is elementwise and its output has the
-	// same size.
+	return blockOf, nil
+}
+
+// block returns the block of tensor name but its size: its kind, life,
+// writes and reads; false for a weight that no op reads. A constant lives
+// from timestep 0 to its last read; an input from 0, an activation from
+// its producer, to its last read; an output (or an input that the graph
+// returns) to the last timestep, which reads it.
+func (im *importer) block(name string) (workload.Block, bool) {
+	cons := im.consumers[name]
+	b := workload.Block{Name: name, Reads: slices.Clone(cons)}
+	switch {
+	case isConstName(im.consts, name):
+		if len(cons) == 0 {
+			return b, false
+		}
+		b.Kind, b.First, b.Last = workload.Constant, 0, cons[len(cons)-1]
+	case im.isInput[name]:
+		b.Kind, b.First, b.Writes, b.Last = workload.Input, 0, []int{0}, lastOr(cons, 0)
+	default:
+		t := im.producer[name]
+		b.Kind, b.First, b.Writes, b.Last = workload.Activation, t, []int{t}, lastOr(cons, t)
+	}
+	if im.isOutput[name] && b.Kind != workload.Constant {
+		T := len(im.ops)
+		b.Kind, b.Last = workload.Output, T-1
+		if !slices.Contains(b.Reads, T-1) {
+			b.Reads = append(b.Reads, T-1)
+		}
+		if im.isInput[name] {
+			b.Kind = workload.Input // an input the graph returns as is
+		}
+	}
+	sort.Ints(b.Reads)
+	return b, true
+}
+
+// lastOr returns the last of ts, or def if there is none.
+func lastOr(ts []int, def int) int {
+	if len(ts) == 0 {
+		return def
+	}
+	return ts[len(ts)-1]
+}
+
+// size returns the bytes of tensor name (at least 1): its elements times
+// its element size (Options.DTypeBytes for a floating-point type).
+func (im *importer) size(name string) (int64, error) {
+	var dims []dim
+	var et int32
+	if c, ok := im.consts[name]; ok {
+		et = c.dataType
+		for _, d := range c.dims {
+			dims = append(dims, dim{value: d, set: true})
+		}
+	} else {
+		s, ok := im.shapes[name]
+		if !ok || !s.known {
+			return 0, inputerr.New(im.doc, fmt.Sprintf("tensor %q", name), "shape unknown: run ONNX shape inference (onnx.shape_inference.infer_shapes) on the model first, so that value_info holds every tensor's shape")
+		}
+		et, dims = s.elemType, s.dims
+	}
+	es, ok := elemSize[et]
+	if !ok {
+		return 0, inputerr.New(im.doc, fmt.Sprintf("tensor %q", name), "data type %d is not supported", et)
+	}
+	bytes := es.bytes
+	if es.float && im.o.DTypeBytes > 0 {
+		bytes = im.o.DTypeBytes
+	}
+	n, err := im.elements(name, dims)
+	if err != nil {
+		return 0, err
+	}
+	if n > math.MaxInt64/bytes {
+		return 0, inputerr.New(im.doc, fmt.Sprintf("tensor %q", name), "size overflows 64 bits")
+	}
+	return max(n*bytes, 1), nil
+}
+
+// elements returns the number of elements of tensor name of shape dims,
+// a symbolic dimension taking its value from Options.Dims.
+func (im *importer) elements(name string, dims []dim) (int64, error) {
+	n := int64(1)
+	for _, d := range dims {
+		v := d.value
+		if d.param != "" || !d.set {
+			var ok bool
+			if v, ok = im.o.Dims[d.param]; !ok || d.param == "" {
+				return 0, inputerr.New(im.doc, fmt.Sprintf("tensor %q", name), "dimension %q has no value: give one with --dim %s=N", d.param, cmp(d.param, "name"))
+			}
+		}
+		if v < 0 {
+			return 0, inputerr.New(im.doc, fmt.Sprintf("tensor %q", name), "negative dimension %d", v)
+		}
+		if v != 0 && n > math.MaxInt64/v {
+			return 0, inputerr.New(im.doc, fmt.Sprintf("tensor %q", name), "size overflows 64 bits")
+		}
+		n *= v
+	}
+	return n, nil
+}
+
+// markInPlace marks reusable an input or activation whose last consumer
+// is elementwise and whose output has the same size (the op can run in
+// place).
+func (im *importer) markInPlace(p *workload.Program, blockOf map[string]int) {
 	for i := range p.Blocks {
 		b := &p.Blocks[i]
 		if (b.Kind != workload.Activation && b.Kind != workload.Input) || len(b.Reads) == 0 || b.Last != b.Reads[len(b.Reads)-1] {
 			continue
 		}
-		n := ops[b.Last].n
+		n := im.ops[b.Last].n
 		if !elementwise[n.opType] || len(n.outputs) == 0 {
 			continue
 		}
@@ -364,10 +519,6 @@ func Import(file string, data []byte, o Options) (*workload.Program, error) {
 			b.Reusable = true
 		}
 	}
-	if err := p.Validate(doc); err != nil {
-		return nil, err
-	}
-	return p, nil
 }
 
 func isConstName(consts map[string]tensor, name string) bool {
@@ -442,39 +593,43 @@ func bare(s string) string {
 	return s
 }
 
-// macsOf counts the multiply-accumulates of Conv, Gemm and MatMul from
-// known shapes.
-func macsOf(n *node, shapes map[string]info, consts map[string]tensor, root func(string) string) (int64, bool) {
-	dimsOf := func(name string) ([]int64, bool) {
-		name = root(name)
-		if c, ok := consts[name]; ok {
-			return c.dims, true
-		}
-		s, ok := shapes[name]
-		if !ok || !s.known {
+// dimsOf returns the shape of tensor name, if known and without symbolic
+// dimensions.
+func (im *importer) dimsOf(name string) ([]int64, bool) {
+	name = im.root(name)
+	if c, ok := im.consts[name]; ok {
+		return c.dims, true
+	}
+	s, ok := im.shapes[name]
+	if !ok || !s.known {
+		return nil, false
+	}
+	out := make([]int64, len(s.dims))
+	for i, d := range s.dims {
+		if !d.set || d.param != "" {
 			return nil, false
 		}
-		out := make([]int64, len(s.dims))
-		for i, d := range s.dims {
-			if !d.set || d.param != "" {
-				return nil, false
-			}
-			out[i] = d.value
-		}
-		return out, true
+		out[i] = d.value
 	}
-	prod := func(v []int64) int64 {
-		p := int64(1)
-		for _, x := range v {
-			p *= x
-		}
-		return p
+	return out, true
+}
+
+func prod(v []int64) int64 {
+	p := int64(1)
+	for _, x := range v {
+		p *= x
 	}
+	return p
+}
+
+// macsOf counts the multiply-accumulates of Conv, Gemm and MatMul from
+// known shapes.
+func (im *importer) macsOf(n *node) (int64, bool) {
 	if len(n.inputs) < 2 || len(n.outputs) == 0 {
 		return 0, false
 	}
-	out, ok1 := dimsOf(n.outputs[0])
-	w, ok2 := dimsOf(n.inputs[1])
+	out, ok1 := im.dimsOf(n.outputs[0])
+	w, ok2 := im.dimsOf(n.inputs[1])
 	if !ok1 || !ok2 {
 		return 0, false
 	}
@@ -487,7 +642,7 @@ func macsOf(n *node, shapes map[string]info, consts map[string]tensor, root func
 		// is [C_out, C_in/group, k...].
 		return prod(out) * prod(w[1:]), true
 	case "Gemm", "MatMul":
-		a, ok := dimsOf(n.inputs[0])
+		a, ok := im.dimsOf(n.inputs[0])
 		if !ok || len(a) == 0 {
 			return 0, false
 		}
