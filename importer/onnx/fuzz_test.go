@@ -15,7 +15,10 @@ import (
 
 // TestConvGemmModel: FuzzImport's richer seed is a valid model. Ops: Conv
 // and Gemm (Constant and Reshape create nothing). Blocks: x, w, c (f is a
-// view of it), g, y; k is read only by the view.
+// view of it), g, y; k is read only by the view. MACs: the Conv has
+// 1x4x6x6 = 144 outputs of 3x3x3 = 27 each, 3,888; the Gemm reads f
+// [1,144] (not c [1,4,6,6], the tensor under the view): 1x10 outputs of
+// 144 each, 1,440.
 func TestConvGemmModel(t *testing.T) {
 	p, err := onnx.Import("cg.onnx", convGemmModel(), onnx.Options{})
 	require.NoError(t, err)
@@ -23,6 +26,8 @@ func TestConvGemmModel(t *testing.T) {
 	require.Equal(t, 2, s.Ops)
 	require.Equal(t, 5, s.Blocks)
 	require.Equal(t, 2, s.BlocksByKind[workload.Constant])
+	require.Equal(t, int64(3888), p.Ops[0].MACs)
+	require.Equal(t, int64(1440), p.Ops[1].MACs)
 }
 
 // FuzzImport feeds the hand-written protobuf decoder and the importer

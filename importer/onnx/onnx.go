@@ -594,14 +594,18 @@ func bare(s string) string {
 }
 
 // dimsOf returns the shape of tensor name, if known and without symbolic
-// dimensions.
+// dimensions. A view has a shape of its own (a Flatten's output is not
+// shaped like its input): the shape of the tensor under it is only the
+// fallback when the model does not give the view's.
 func (im *importer) dimsOf(name string) ([]int64, bool) {
-	name = im.root(name)
 	if c, ok := im.consts[name]; ok {
 		return c.dims, true
 	}
 	s, ok := im.shapes[name]
 	if !ok || !s.known {
+		if r := im.root(name); r != name {
+			return im.dimsOf(r)
+		}
 		return nil, false
 	}
 	out := make([]int64, len(s.dims))

@@ -20,18 +20,21 @@ func testdata(name string) string { return filepath.Join("..", "..", "testdata",
 // 8 Add, MaxPool, GlobalAveragePool, Flatten, Gemm); Flatten is a view, so
 // 48 ops. Blocks: the input, 47 activations (48 op outputs, one of them the
 // output) and 42 initializers; total bytes = 11,684,712 weight elements x 4
-// + activations.
+// + activations. MACs: the 20 Convs 1,813,561,344 and the Gemm, which
+// reads the Flatten's [1,512] (not the pool's [1,512,1,1] under it), 1x1000
+// outputs of 512 each, 512,000: 1,814,073,344.
 func TestShippedModels(t *testing.T) {
 	cases := []struct {
 		file                                    string
 		ops, blocks, constants, reusable        int
 		totalBytes, int8Bytes, constBytes, macs int64
 	}{
-		{"resnet18.onnx", 48, 91, 42, 33, 70327616, 17581904, 46738848, 1813562344},
+		{"resnet18.onnx", 48, 91, 42, 33, 70327616, 17581904, 46738848, 1814073344},
 		// mobilenet_v2: 170 nodes, 70 of them Constant (the Clip bounds,
 		// constants) and one Flatten: 99 ops; 106 initializers + 70 = 176
-		// constants.
-		{"mobilenet_v2.onnx", 99, 276, 176, 55, 66563928, 16640982, 13951544, 299495272},
+		// constants. MACs: the 52 Convs 299,494,272 and the Gemm after the
+		// Flatten, 1x1000 outputs of 1280 each, 1,280,000: 300,774,272.
+		{"mobilenet_v2.onnx", 99, 276, 176, 55, 66563928, 16640982, 13951544, 300774272},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -193,6 +196,20 @@ func TestSmallModels(t *testing.T) {
 	assert.EqualError(t, err, `ONNX model "empty.onnx": not an ONNX model (protobuf): no graph in the model`)
 	_, err = onnx.ReadFile("nope/missing.onnx", onnx.Options{})
 	assert.EqualError(t, err, `ONNX model "nope/missing.onnx": cannot read: no such file or directory`)
+}
+
+// TestMACsThroughView: a MatMul that reads a Flatten's output counts its
+// multiply-accumulates with the view's shape, not that of the tensor under
+// it. x [2,3,4] -> Flatten -> f [2,12] -> MatMul(f, w [12,5]) -> y [2,5]:
+// 2x5 outputs of 12 each, 120 (x's last dimension, 4, gave 40).
+func TestMACsThroughView(t *testing.T) {
+	data := model([]nd{{"Flatten", []string{"x"}, []string{"f"}}, {"MatMul", []string{"f", "w"}, []string{"y"}}},
+		[]vi{{"x", []int64{2, 3, 4}, true}, {"w", []int64{12, 5}, true}}, []vi{{"y", []int64{2, 5}, true}},
+		[]vi{{"f", []int64{2, 12}, true}})
+	p, err := onnx.Import("mm.onnx", data, onnx.Options{})
+	require.NoError(t, err)
+	require.Len(t, p.Ops, 1)
+	assert.Equal(t, int64(2*5*12), p.Ops[0].MACs)
 }
 
 // TestTensorsNamedOnce: a node output that reuses a name (its own input, a
