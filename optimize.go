@@ -30,16 +30,20 @@ type Result struct {
 // documented defaults; search.Settings.Repack sets or turns off the
 // repacking), then a check of the plan against FORMATS.md.
 //
-// prog must have been validated (Program.Validate); if it was not, the
-// error wraps workload.ErrNotValidated. The error is an *inputerr.Error if
-// prof breaks a rule of FORMATS.md section 2 or prog cannot be bound to
-// prof, a *state.CapacityError if no plan exists, an
+// prog and prof are checked here (state.Bind): the error is an
+// *inputerr.Error naming the item and the rule if prog breaks a rule of
+// FORMATS.md section 1, prof one of section 2, or prog cannot be bound to
+// prof; a *state.CapacityError if no plan exists, an
 // *actions.InfeasibleError if neither the initializer nor the fallback
 // plan (actions.FallbackPlan, from which the search then starts) finds
 // one, or ctx's error if it was cancelled before a plan existed; a
 // cancelled search returns the best plan so far (Search.Status says so).
 func Optimize(ctx context.Context, prog *workload.Program, prof *hw.Profile, s *search.Settings) (*Result, error) {
-	p, err := state.Bind(prog, prof, fmt.Sprintf("workload %q", prog.Name))
+	doc := "workload"
+	if prog != nil {
+		doc = workload.DocName(prog.Name)
+	}
+	p, err := state.Bind(prog, prof, doc)
 	if err != nil {
 		return nil, err
 	}

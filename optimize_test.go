@@ -2,7 +2,6 @@ package hieropt_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,8 +14,9 @@ import (
 	"github.com/hieropt/hieropt/workload"
 )
 
-// TestOptimizeUnvalidatedInput: a program that was not validated, or a
-// profile that breaks the format, is an error, never a panic.
+// TestOptimizeUnvalidatedInput: a program built in code goes in as it is
+// (Bind checks it); a program or a profile that breaks the format is an
+// error naming the rule, never a panic.
 func TestOptimizeUnvalidatedInput(t *testing.T) {
 	prog := func() *workload.Program {
 		return &workload.Program{Name: "tiny", Ops: []workload.Op{{Name: "op0"}},
@@ -28,13 +28,22 @@ func TestOptimizeUnvalidatedInput(t *testing.T) {
 	}
 	ctx := context.Background()
 
-	res, err := hieropt.Optimize(ctx, prog(), prof(), nil)
-	require.Error(t, err)
+	broken := prog()
+	broken.Blocks[0].Last = 3
+	var res *hieropt.Result
+	var err error
+	require.NotPanics(t, func() { res, err = hieropt.Optimize(ctx, broken, prof(), nil) })
 	assert.Nil(t, res)
-	assert.True(t, errors.Is(err, workload.ErrNotValidated), "%v", err)
-	assert.EqualError(t, err, `workload "tiny": the program was not validated: call its Validate method first (it checks the program and builds the indexes the planners read)`)
-	_, err = search.Run(ctx, prog(), prof(), nil)
-	assert.ErrorIs(t, err, workload.ErrNotValidated)
+	assert.EqualError(t, err, `workload "tiny": block "x": lifetime [0,3]: want 0 <= first <= last < 1 (the number of ops)`)
+	assert.True(t, inputerr.Is(err))
+	require.NotPanics(t, func() { _, err = search.Run(ctx, broken, prof(), nil) })
+	assert.True(t, inputerr.Is(err), "%v", err)
+	require.NotPanics(t, func() { _, err = hieropt.Optimize(ctx, nil, nil, nil) })
+	assert.Error(t, err)
+
+	res, err = hieropt.Optimize(ctx, prog(), prof(), nil)
+	require.NoError(t, err, "a program never passed to Validate is planned")
+	assert.Len(t, res.Plan.Placements, 1)
 
 	p := prog()
 	require.NoError(t, p.Validate("tiny"))

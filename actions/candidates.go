@@ -106,13 +106,13 @@ func Partner(p *state.Problem, v state.View, b, t int) (int, bool) {
 	// that takes b's space starts at t, and then b is reusable and ends
 	// at t. (Timestep 0 may create thousands of constants: look at them
 	// only when b could give its space away.)
-	for _, ci := range p.Prog.Dying(t) {
+	for _, ci := range p.Dying(t) {
 		if c := int(ci); p.Block(c).Reusable && match(c) {
 			return c, true
 		}
 	}
 	if blk := p.Block(b); blk.Reusable && blk.Last == t {
-		for _, ci := range p.Prog.Created(t) {
+		for _, ci := range p.Created(t) {
 			if c := int(ci); match(c) {
 				return c, true
 			}
@@ -223,7 +223,7 @@ func Enumerate(occ *state.Occupancy, v state.View, b, t int, o Options, emit fun
 	if !o.Actions[Reuse] || p.Block(b).First != t {
 		return
 	}
-	for _, ai := range p.Prog.Dying(t) {
+	for _, ai := range p.Dying(t) {
 		a := int(ai)
 		if a == b || !workload.CanReuse(p.Block(a), p.Block(b)) {
 			continue

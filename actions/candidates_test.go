@@ -73,7 +73,7 @@ func candidatesOf(t *testing.T, p *state.Problem, lay *state.Layout, b, ts int, 
 
 func id(t *testing.T, p *state.Problem, name string) int {
 	t.Helper()
-	b, ok := p.Prog.BlockID(name)
+	b, ok := p.BlockID(name)
 	require.True(t, ok, name)
 	return b
 }

@@ -59,7 +59,7 @@ func NewInitializer(p *state.Problem) *Initializer {
 func NewInitializerOrder(p *state.Problem, ord Order) *Initializer {
 	in := &Initializer{p: p, ord: ord, order: make([][]int32, p.Prog.Timesteps())}
 	for t := range in.order {
-		o := slices.Clone(p.Prog.Created(t))
+		o := slices.Clone(p.Created(t))
 		if ord == KindOrder {
 			slices.SortStableFunc(o, func(a, b int32) int {
 				return kindRank(p.Block(int(a)).Kind) - kindRank(p.Block(int(b)).Kind)
@@ -144,7 +144,7 @@ func (in *Initializer) Free(occ *state.Occupancy, v state.View, t int) {
 	if t == 0 {
 		return
 	}
-	for _, b := range in.p.Prog.Dying(t - 1) {
+	for _, b := range in.p.Dying(t - 1) {
 		s := state.SegAt(v.BlockSegs(int(b)), t-1)
 		occ.Drop(int(b), int(s.Level), s.Offset) // lazy: see Occupancy.Drop
 	}
@@ -212,7 +212,7 @@ func (in *Initializer) Place(occ *state.Occupancy, v state.View, b, t int) (stat
 func (in *Initializer) reuseTarget(occ *state.Occupancy, v state.View, b, l, t int) (a int, off int64, ok bool) {
 	p := occ.Problem()
 	bb := p.Block(b)
-	for _, ai := range p.Prog.Dying(t) {
+	for _, ai := range p.Dying(t) {
 		a := int(ai)
 		if a == b || !workload.CanReuse(p.Block(a), bb) {
 			continue
@@ -239,7 +239,7 @@ func (in *Initializer) paired(v state.View, a, b, t int, pos state.Pos) bool {
 		segs := v.BlockSegs(c)
 		return len(segs) > 0 && state.SegAt(segs, t).Pos() == pos && state.ReusePair(p, a, c, t)
 	}
-	for _, ci := range p.Prog.Dying(t) {
+	for _, ci := range p.Dying(t) {
 		if c := int(ci); c != a && p.Block(c).First < t && at(c) {
 			return true
 		}

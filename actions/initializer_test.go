@@ -24,7 +24,7 @@ func fixed(t *testing.T, p *state.Problem, at map[string]state.Pos) *state.Layou
 	t.Helper()
 	lay := state.NewLayout(p.Blocks())
 	for name, pos := range at {
-		b, ok := p.Prog.BlockID(name)
+		b, ok := p.BlockID(name)
 		require.True(t, ok, name)
 		require.Equal(t, 0, p.Block(b).First, "hand-placed blocks start at 0")
 		lay.SetFirst(b, state.Seg{From: 0, Level: pos.Level, Offset: pos.Offset})
@@ -36,7 +36,7 @@ func fixed(t *testing.T, p *state.Problem, at map[string]state.Pos) *state.Layou
 
 func offset(t *testing.T, p *state.Problem, lay *state.Layout, name string) state.Pos {
 	t.Helper()
-	b, ok := p.Prog.BlockID(name)
+	b, ok := p.BlockID(name)
 	require.True(t, ok, name)
 	require.Len(t, lay.Segs[b], 1)
 	return lay.Segs[b][0].Pos()

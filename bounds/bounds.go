@@ -118,7 +118,7 @@ func accessCosts(p *state.Problem, m costmodel.Model) [][]map[int]float64 {
 // stepBound solves timestep t's linear program (or finds it trivial).
 func stepBound(p *state.Problem, t int, costs [][]map[int]float64) (float64, bool, error) {
 	L := p.Levels()
-	blocks := p.Prog.Accessed(t)
+	blocks := p.Accessed(t)
 	if len(blocks) == 0 {
 		return 0, false, nil
 	}

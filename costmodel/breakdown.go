@@ -118,11 +118,11 @@ func BusyBytes(p *state.Problem, lay *state.Layout) [][]int64 {
 	// The shared space of a reuse pair is counted twice above at their
 	// common timestep: take it off once.
 	for t := 0; t < T; t++ {
-		dying := p.Prog.Dying(t)
+		dying := p.Dying(t)
 		if len(dying) == 0 {
 			continue
 		}
-		for _, bi := range p.Prog.Created(t) {
+		for _, bi := range p.Created(t) {
 			b := int(bi)
 			sb := lay.At(b, t)
 			for _, ai := range dying {

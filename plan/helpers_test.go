@@ -175,7 +175,7 @@ func layoutOf(t testing.TB, p *state.Problem, pl *plan.Plan) *state.Layout {
 	t.Helper()
 	lay := state.NewLayout(p.Blocks())
 	for _, pp := range pl.Placements {
-		b, ok := p.Prog.BlockID(pp.Block)
+		b, ok := p.BlockID(pp.Block)
 		require.True(t, ok, pp.Block)
 		l, ok := p.HW.LevelIndex(pp.Level)
 		require.True(t, ok, pp.Level)

@@ -200,8 +200,8 @@ func collide(t testing.TB, p *state.Problem, pl *plan.Plan, rng *rand.Rand) (bad
 				b.To < a.From || a.To < b.From {
 				continue
 			}
-			ba, _ := p.Prog.BlockID(a.Block)
-			bb, _ := p.Prog.BlockID(b.Block)
+			ba, _ := p.BlockID(a.Block)
+			bb, _ := p.BlockID(b.Block)
 			if workload.CanReuse(p.Block(ba), p.Block(bb)) || workload.CanReuse(p.Block(bb), p.Block(ba)) {
 				continue
 			}

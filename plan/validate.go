@@ -136,7 +136,7 @@ func (v *validator) index() error {
 	v.xfer = make([][]int, nb)
 	v.place = make([]placement, len(v.pl.Placements))
 	for i, pp := range v.pl.Placements {
-		b, ok := v.p.Prog.BlockID(pp.Block)
+		b, ok := v.p.BlockID(pp.Block)
 		if !ok {
 			return inputerr.New(v.doc, fmt.Sprintf("placements[%d]", i), "block %q is not in workload %q", pp.Block, v.p.Prog.Name)
 		}
@@ -151,7 +151,7 @@ func (v *validator) index() error {
 		slices.SortStableFunc(v.byBlock[b], func(x, y int) int { return cmp.Compare(v.place[x].From, v.place[y].From) })
 	}
 	for i, x := range v.pl.Transfers {
-		b, ok := v.p.Prog.BlockID(x.Block)
+		b, ok := v.p.BlockID(x.Block)
 		if !ok {
 			return inputerr.New(v.doc, fmt.Sprintf("transfers[%d]", i), "block %q is not in workload %q", x.Block, v.p.Prog.Name)
 		}

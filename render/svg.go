@@ -207,10 +207,10 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry) {
 	// Reused space: where a block created at t starts where a reusable
 	// block ending at t sits, the shared bytes at t are hatched.
 	for t := 0; t < T; t++ {
-		for _, bi := range p.Prog.Created(t) {
+		for _, bi := range p.Created(t) {
 			b := int(bi)
 			sb := lay.At(b, t)
-			for _, ai := range p.Prog.Dying(t) {
+			for _, ai := range p.Dying(t) {
 				a := int(ai)
 				if a == b || !state.ReusePair(p, a, b, t) || len(lay.Segs[a]) == 0 {
 					continue

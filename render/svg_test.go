@@ -154,7 +154,7 @@ func TestTransfersAndReuseAreDrawn(t *testing.T) {
 	// as an arrow.
 	p := problem(t, shipped(t, "resnet50-int8"), "ethos-u55")
 	lay := initial(t, p)
-	b, ok := p.Prog.BlockID("layer1_0_conv1.out")
+	b, ok := p.BlockID("layer1_0_conv1.out")
 	require.True(t, ok)
 	blk := p.Block(b)
 	require.Greater(t, blk.Last, blk.First)

@@ -195,7 +195,7 @@ func TestFragmentation(t *testing.T) {
 	// Repacking the initializer's plan directly does it too: e is promoted.
 	lay, ok := initial(t, p, actions.WorkloadOrder)
 	require.True(t, ok)
-	e, _ := p.Prog.BlockID("e")
+	e, _ := p.BlockID("e")
 	require.Equal(t, int32(1), lay.Segs[e][0].Level, "the initializer puts e in SLOW")
 	rr, err := repack.Run(context.Background(), p, lay, &repack.Settings{Check: true})
 	require.NoError(t, err)

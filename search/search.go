@@ -221,7 +221,8 @@ func (s *Settings) RepackBudget() int {
 }
 
 // Run plans prog on prof: the initializer, then the search. It is the entry
-// point for compilers. prog and prof must be validated. Where the
+// point for compilers. prog and prof are checked by state.Bind (a rule
+// broken is an *inputerr.Error, never a panic). Where the
 // initializer cannot place a block, the search starts from the fallback
 // plan (actions.FallbackPlan, Stats.Fallback). The error is an
 // *inputerr.Error if the program cannot be bound to the profile, a
@@ -461,7 +462,7 @@ func (sr *searcher) prepare() {
 	T := sr.p.Prog.Timesteps()
 	sr.blocks = make([][]int32, T)
 	for t := 0; t < T; t++ {
-		acc, cre := sr.p.Prog.Accessed(t), sr.p.Prog.Created(t)
+		acc, cre := sr.p.Accessed(t), sr.p.Created(t)
 		merged := make([]int32, 0, len(acc)+len(cre))
 		merged = append(merged, acc...)
 		merged = append(merged, cre...)

@@ -72,7 +72,7 @@ func (p *Problem) CheckCapacity() error {
 		for l := range pinEnding {
 			pinEnding[l], pinCreated[l] = 0, 0
 		}
-		for _, b := range p.Prog.Dying(t) {
+		for _, b := range p.Dying(t) {
 			if p.Block(int(b)).Reusable {
 				ending += minFoot[b]
 				if pin := p.Pin(int(b)); pin != NoPin {
@@ -80,7 +80,7 @@ func (p *Problem) CheckCapacity() error {
 				}
 			}
 		}
-		for _, b := range p.Prog.Created(t) {
+		for _, b := range p.Created(t) {
 			created += minFoot[b]
 			if pin := p.Pin(int(b)); pin != NoPin {
 				pinCreated[pin] += minFoot[b]

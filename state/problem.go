@@ -1,8 +1,10 @@
 package state
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/hieropt/hieropt/hw"
@@ -10,11 +12,13 @@ import (
 	"github.com/hieropt/hieropt/workload"
 )
 
-// Problem binds a validated program to a validated profile. It precomputes,
-// for every block and level, the effective alignment (the larger of the
-// block's and the level's) and the footprint (the size rounded up to it),
-// and resolves pins to level indexes. A Problem is read-only and safe to
-// share between goroutines.
+// Problem binds a program to a profile, both checked against their rules.
+// It precomputes, for every block and level, the effective alignment (the
+// larger of the block's and the level's) and the footprint (the size
+// rounded up to it), resolves pins to level indexes, and indexes the
+// program by timestep (the blocks created, dying and accessed at each) and
+// its blocks by name. A Problem is read-only and safe to share between
+// goroutines; Prog and HW must not be changed after Bind.
 type Problem struct {
 	Prog *workload.Program
 	HW   *hw.Profile
@@ -23,19 +27,28 @@ type Problem struct {
 	foot  []int64 // [b*nl+l]
 	align []int64 // [b*nl+l]
 	pin   []int32 // level index, or -1
+
+	created, dying, accessed [][]int32 // [t]: block IDs in ID order
+	byName                   map[string]int
 }
 
 // NoPin is the Pin of a block that may live in any level.
 const NoPin = -1
 
-// Bind checks that prog can be planned on prof at all (pins name existing
-// levels, every block fits some level it may use, no footprint overflows)
-// and returns the Problem. doc names the workload document in errors.
-// prog must have been validated (else the error wraps
-// workload.ErrNotValidated); prof is validated here (it is small).
+// Bind checks prog against the rules of FORMATS.md section 1
+// (Program.Validate) and prof against those of section 2 (Profile.Validate),
+// checks that prog can be planned on prof at all (pins name existing
+// levels, every block fits some level it may use, no footprint overflows),
+// and returns the Problem with its indexes. doc names the workload document
+// in errors (e.g. `workload "net.json"`). Every failure is an error (an
+// *inputerr.Error naming the document, the item and the rule), never a
+// panic, whatever prog and prof hold.
 func Bind(prog *workload.Program, prof *hw.Profile, doc string) (*Problem, error) {
-	if !prog.Validated() {
-		return nil, fmt.Errorf("%s: %w", doc, workload.ErrNotValidated)
+	if prog == nil || prof == nil {
+		return nil, errors.New("state.Bind: nil program or profile")
+	}
+	if err := prog.Validate(doc); err != nil {
+		return nil, err
 	}
 	if err := prof.Validate(hw.DocName(prof.Name)); err != nil {
 		return nil, err
@@ -75,7 +88,77 @@ func Bind(prog *workload.Program, prof *hw.Profile, doc string) (*Problem, error
 			return nil, e
 		}
 	}
+	p.index()
 	return p, nil
+}
+
+// index builds the per-timestep indexes and the name index of a program
+// that passed Validate.
+func (p *Problem) index() {
+	prog := p.Prog
+	T := len(prog.Ops)
+	p.created = make([][]int32, T)
+	p.dying = make([][]int32, T)
+	p.accessed = make([][]int32, T)
+	p.byName = make(map[string]int, len(prog.Blocks))
+	for i := range prog.Blocks {
+		b := &prog.Blocks[i]
+		id := int32(i)
+		p.byName[b.Name] = i
+		p.created[b.First] = append(p.created[b.First], id)
+		p.dying[b.Last] = append(p.dying[b.Last], id)
+		steps := mergeSteps(b.Reads, b.Writes)
+		if b.Kind == workload.Scratch && !containsStep(steps, b.First) {
+			steps = mergeSteps(steps, []int{b.First})
+		}
+		for _, t := range steps {
+			p.accessed[t] = append(p.accessed[t], id)
+		}
+	}
+}
+
+// mergeSteps returns the sorted union of two sorted step lists.
+func mergeSteps(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j >= len(b) || (i < len(a) && a[i] < b[j]):
+			out = append(out, a[i])
+			i++
+		case i >= len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+func containsStep(steps []int, t int) bool {
+	i := sort.SearchInts(steps, t)
+	return i < len(steps) && steps[i] == t
+}
+
+// Created returns the IDs of the blocks whose lifetime starts at t, in ID
+// order. The slice must not be modified.
+func (p *Problem) Created(t int) []int32 { return p.created[t] }
+
+// Dying returns the IDs of the blocks whose lifetime ends at t, in ID
+// order. The slice must not be modified.
+func (p *Problem) Dying(t int) []int32 { return p.dying[t] }
+
+// Accessed returns the IDs of the blocks timestep t touches (reads, writes,
+// and scratch created at t), in ID order. The slice must not be modified.
+func (p *Problem) Accessed(t int) []int32 { return p.accessed[t] }
+
+// BlockID returns the ID of the block named name.
+func (p *Problem) BlockID(name string) (int, bool) {
+	id, ok := p.byName[name]
+	return id, ok
 }
 
 // TooLargeError is the cause of Bind's error when a block fits no level

@@ -13,6 +13,7 @@ import (
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
 )
 
 func twoLevels() *testprog.Builder {
@@ -65,6 +66,82 @@ func TestBindErrors(t *testing.T) {
 			assert.Equal(t, c.want, err.Error())
 		})
 	}
+}
+
+// TestBindInvalidProgram: Bind checks the program itself, so a program
+// built in code that breaks a rule (or a nil one) is an error naming the
+// document, the item and the rule, never a panic.
+func TestBindInvalidProgram(t *testing.T) {
+	prof := testprog.Profile("hw", fastSlow...)
+	ops := []workload.Op{{Name: "a"}, {Name: "b"}}
+	cases := []struct {
+		name string
+		prog *workload.Program
+		want string
+	}{
+		{"lifetime past the last op", &workload.Program{Name: "p", Ops: ops,
+			Blocks: []workload.Block{{Name: "x", Size: 8, Kind: workload.Activation, First: 0, Last: 5}}},
+			`workload "p.json": block "x": lifetime [0,5]: want 0 <= first <= last < 2 (the number of ops)`},
+		{"read outside the lifetime", &workload.Program{Name: "p", Ops: ops,
+			Blocks: []workload.Block{{Name: "x", Size: 8, Kind: workload.Activation, First: 0, Last: 0, Reads: []int{1}}}},
+			`workload "p.json": block "x": reads [1] outside lifetime [0,0]`},
+		{"duplicate block", &workload.Program{Name: "p", Ops: ops,
+			Blocks: []workload.Block{{Name: "x", Size: 8, First: 0, Last: 0}, {Name: "x", Size: 8, First: 1, Last: 1}}},
+			`workload "p.json": block "x": duplicate block name (also block 0)`},
+		{"no ops", &workload.Program{Name: "p"}, `workload "p.json": "ops" is empty: a workload needs at least one op`},
+		{"zero value", &workload.Program{}, `workload "p.json": missing required field "name"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var p *state.Problem
+			var err error
+			require.NotPanics(t, func() { p, err = state.Bind(c.prog, prof, `workload "p.json"`) })
+			assert.Nil(t, p)
+			require.EqualError(t, err, c.want)
+			assert.True(t, inputerr.Is(err))
+		})
+	}
+	_, err := state.Bind(nil, prof, "nil")
+	assert.Error(t, err)
+	_, err = state.Bind(twoLevels().Program(), nil, "nil")
+	assert.Error(t, err)
+	bad := testprog.Profile("hw", fastSlow...)
+	bad.Levels[1].Alignment = 0
+	_, err = state.Bind(twoLevels().Program(), bad, "test")
+	assert.EqualError(t, err, `hardware profile "hw": level "SLOW": alignment 0: must be > 0 bytes`)
+}
+
+// TestBindIndexes: the per-timestep and name indexes Bind builds.
+func TestBindIndexes(t *testing.T) {
+	prog := &workload.Program{Name: "p", Ops: []workload.Op{{Name: "a"}, {Name: "b"}, {Name: "c"}},
+		Blocks: []workload.Block{
+			{Name: "in", Size: 4, Kind: workload.Input, First: 0, Last: 1, Writes: []int{0}, Reads: []int{1}},
+			{Name: "w", Size: 4, Kind: workload.Constant, First: 0, Last: 2, Reads: []int{0, 2}},
+			{Name: "s", Size: 4, Kind: workload.Scratch, First: 1, Last: 1}, // accessed at 1 without reads/writes
+			{Name: "out", Size: 4, Kind: workload.Output, First: 1, Last: 2, Writes: []int{1}, Reads: []int{2}},
+		}}
+	p, err := state.Bind(prog, testprog.Profile("hw", fastSlow...), "test")
+	require.NoError(t, err)
+	tests := []struct {
+		t                        int
+		created, dying, accessed []int32
+	}{
+		{0, []int32{0, 1}, nil, []int32{0, 1}},
+		{1, []int32{2, 3}, []int32{0, 2}, []int32{0, 2, 3}},
+		{2, nil, []int32{1, 3}, []int32{1, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Itoa(tt.t), func(t *testing.T) {
+			assert.Equal(t, tt.created, p.Created(tt.t), "created")
+			assert.Equal(t, tt.dying, p.Dying(tt.t), "dying")
+			assert.Equal(t, tt.accessed, p.Accessed(tt.t), "accessed")
+		})
+	}
+	id, ok := p.BlockID("out")
+	assert.True(t, ok)
+	assert.Equal(t, 3, id)
+	_, ok = p.BlockID("nope")
+	assert.False(t, ok)
 }
 
 func TestCheckCapacity(t *testing.T) {

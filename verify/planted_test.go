@@ -84,7 +84,7 @@ func moveTo(pl *plan.Plan, i int, level string, off int64) *plan.Plan {
 // ids maps the placements of pl to block and level IDs of p.
 func ids(t *testing.T, p *state.Problem, pp plan.Placement) (b, l int) {
 	t.Helper()
-	b, ok := p.Prog.BlockID(pp.Block)
+	b, ok := p.BlockID(pp.Block)
 	require.True(t, ok)
 	l, ok = p.HW.LevelIndex(pp.Level)
 	require.True(t, ok)

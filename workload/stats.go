@@ -23,27 +23,47 @@ type Stats struct {
 	MACs           int64
 }
 
-// ComputeStats returns the program's statistics. p must be validated.
+// ComputeStats returns the program's statistics. They are the figures of a
+// program that passes Validate; ComputeStats reads any Program without
+// failing (a block whose lifetime lies partly outside the program's
+// timesteps counts where it lies inside, a block of an unknown kind in no
+// BlocksByKind entry), so that it never panics on data it was not meant for.
 func (p *Program) ComputeStats() Stats {
-	p.mustBeValid()
 	s := Stats{Ops: len(p.Ops), Blocks: len(p.Blocks), Largest: -1}
 	T := len(p.Ops)
 	live := make([]int64, T+1)
 	noConst := make([]int64, T+1)
+	// ending[t]: bytes of the reusable blocks ending at t; created[t]:
+	// bytes of the blocks created at t.
+	ending := make([]int64, T)
+	created := make([]int64, T)
 	for i := range p.Blocks {
 		b := &p.Blocks[i]
-		s.BlocksByKind[b.Kind]++
-		s.TotalBytes += b.Size
-		if b.Kind == Constant {
-			s.ConstBytes += b.Size
-		} else {
-			noConst[b.First] += b.Size
-			noConst[b.Last+1] -= b.Size
+		if int(b.Kind) < len(s.BlocksByKind) {
+			s.BlocksByKind[b.Kind]++
 		}
-		live[b.First] += b.Size
-		live[b.Last+1] -= b.Size
+		s.TotalBytes += b.Size
 		if s.Largest < 0 || b.Size > p.Blocks[s.Largest].Size {
 			s.Largest = i
+		}
+		if b.Kind == Constant {
+			s.ConstBytes += b.Size
+		}
+		first, last := max(b.First, 0), min(b.Last, T-1)
+		if first > last {
+			continue
+		}
+		if b.Kind != Constant {
+			noConst[first] += b.Size
+			noConst[last+1] -= b.Size
+		}
+		live[first] += b.Size
+		live[last+1] -= b.Size
+		if first == b.First {
+			created[first] += b.Size
+		}
+		if last == b.Last && b.Reusable {
+			ending[last] += b.Size
 		}
 	}
 	for _, op := range p.Ops {
@@ -57,16 +77,8 @@ func (p *Program) ComputeStats() Stats {
 			s.MaxLive, s.MaxLiveAt = cur, t
 		}
 		s.MaxLiveNoConst = max(s.MaxLiveNoConst, curNC)
-		var ending, created int64
-		for _, id := range p.dying[t] {
-			if p.Blocks[id].Reusable {
-				ending += p.Blocks[id].Size
-			}
-		}
-		for _, id := range p.created[t] {
-			created += p.Blocks[id].Size
-		}
-		s.MaxLiveInPlace = max(s.MaxLiveInPlace, cur-ending-created+max(ending, created))
+		e, c := ending[t], created[t]
+		s.MaxLiveInPlace = max(s.MaxLiveInPlace, cur-e-c+max(e, c))
 	}
 	return s
 }

@@ -3,15 +3,16 @@
 // "hieropt.workload/v1").
 //
 // A Program is plain data that a compiler can build in code or read from a
-// JSON file. Validate checks every rule of the format and builds the
-// per-timestep indexes (blocks created, dying and accessed at each step) that
-// the planners use; a Program must be validated before it is planned.
+// JSON file (Parse, ReadFile). Validate checks every rule of the format and
+// changes nothing; it has no state to get wrong. The per-timestep indexes the
+// planners read (blocks created, dying and accessed at each step, blocks by
+// name) are built by state.Bind, which validates the program itself: a
+// program that breaks a rule is an error there, never a panic.
 package workload
 
 import (
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/hieropt/hieropt/inputerr"
 )
@@ -77,51 +78,17 @@ type Block struct {
 }
 
 // Program is a workload: ops in execution order and the blocks they touch.
+// It is plain data: the zero value and any value built in code are safe to
+// pass anywhere; Validate says whether it follows the format.
 type Program struct {
 	Name   string
 	Source string
 	Ops    []Op
 	Blocks []Block
-
-	// Indexes built by Validate.
-	created, dying, accessed [][]int32
-	byName                   map[string]int
-	validated                bool
 }
 
 // Timesteps returns the number of timesteps (ops).
 func (p *Program) Timesteps() int { return len(p.Ops) }
-
-// Created returns the IDs of the blocks whose lifetime starts at t, in ID
-// order. The slice must not be modified.
-func (p *Program) Created(t int) []int32 { p.mustBeValid(); return p.created[t] }
-
-// Dying returns the IDs of the blocks whose lifetime ends at t, in ID order.
-func (p *Program) Dying(t int) []int32 { p.mustBeValid(); return p.dying[t] }
-
-// Accessed returns the IDs of the blocks timestep t touches (reads, writes,
-// and scratch created at t), in ID order.
-func (p *Program) Accessed(t int) []int32 { p.mustBeValid(); return p.accessed[t] }
-
-// BlockID returns the ID of the block named name.
-func (p *Program) BlockID(name string) (int, bool) {
-	p.mustBeValid()
-	id, ok := p.byName[name]
-	return id, ok
-}
-
-// ErrNotValidated is the cause of the error a planner returns for a
-// Program that Validate has not accepted.
-var ErrNotValidated = errors.New("the program was not validated: call its Validate method first (it checks the program and builds the indexes the planners read)")
-
-// Validated reports whether the last call of Validate on p succeeded.
-func (p *Program) Validated() bool { return p.validated }
-
-func (p *Program) mustBeValid() {
-	if !p.validated {
-		panic("workload: Program used before Validate")
-	}
-}
 
 // CanReuse reports whether block b may take over block a's space at the
 // timestep where a ends and b starts, under the kind rule of FORMATS.md
@@ -156,10 +123,10 @@ func opItem(i int, name string) string {
 	return fmt.Sprintf("op %d", i)
 }
 
-// Validate checks every rule of FORMATS.md section 1 and builds the indexes.
-// doc names the document in errors (e.g. `workload "net.json"`).
+// Validate checks every rule of FORMATS.md section 1; it does not change p.
+// doc names the document in errors (e.g. `workload "net.json"`); an error
+// names the op or block and the rule it breaks.
 func (p *Program) Validate(doc string) error {
-	p.validated = false
 	if p.Name == "" {
 		return inputerr.New(doc, "", "missing required field \"name\"")
 	}
@@ -180,23 +147,20 @@ func (p *Program) Validate(doc string) error {
 			return inputerr.New(doc, opItem(i, op.Name), "macs %d is negative", op.MACs)
 		}
 	}
-	p.byName = make(map[string]int, len(p.Blocks))
+	blockNames := make(map[string]int, len(p.Blocks))
 	for i := range p.Blocks {
 		b := &p.Blocks[i]
-		item := p.BlockItem(i)
 		if b.Name == "" {
-			return inputerr.New(doc, item, "missing required field \"name\"")
+			return inputerr.New(doc, p.BlockItem(i), "missing required field \"name\"")
 		}
-		if j, dup := p.byName[b.Name]; dup {
-			return inputerr.New(doc, item, "duplicate block name (also block %d)", j)
+		if j, dup := blockNames[b.Name]; dup {
+			return inputerr.New(doc, p.BlockItem(i), "duplicate block name (also block %d)", j)
 		}
-		p.byName[b.Name] = i
+		blockNames[b.Name] = i
 		if err := checkBlock(b, T); err != nil {
-			return inputerr.New(doc, item, "%s", err.Error())
+			return inputerr.New(doc, p.BlockItem(i), "%s", err.Error())
 		}
 	}
-	p.buildIndexes()
-	p.validated = true
 	return nil
 }
 
@@ -262,50 +226,4 @@ func lifetimeRule(first, last int64, T int) string {
 // outside the lifetime [first, last].
 func outsideRule(field string, t, first, last int64) string {
 	return fmt.Sprintf("%s [%d] outside lifetime [%d,%d]", field, t, first, last)
-}
-
-func (p *Program) buildIndexes() {
-	T := len(p.Ops)
-	p.created = make([][]int32, T)
-	p.dying = make([][]int32, T)
-	p.accessed = make([][]int32, T)
-	for i := range p.Blocks {
-		b := &p.Blocks[i]
-		id := int32(i)
-		p.created[b.First] = append(p.created[b.First], id)
-		p.dying[b.Last] = append(p.dying[b.Last], id)
-		steps := mergeSteps(b.Reads, b.Writes)
-		if b.Kind == Scratch && !containsStep(steps, b.First) {
-			steps = mergeSteps(steps, []int{b.First})
-		}
-		for _, t := range steps {
-			p.accessed[t] = append(p.accessed[t], id)
-		}
-	}
-}
-
-// mergeSteps returns the sorted union of two sorted step lists.
-func mergeSteps(a, b []int) []int {
-	out := make([]int, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j >= len(b) || (i < len(a) && a[i] < b[j]):
-			out = append(out, a[i])
-			i++
-		case i >= len(a) || b[j] < a[i]:
-			out = append(out, b[j])
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
-		}
-	}
-	return out
-}
-
-func containsStep(steps []int, t int) bool {
-	i := sort.SearchInts(steps, t)
-	return i < len(steps) && steps[i] == t
 }

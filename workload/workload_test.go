@@ -143,48 +143,37 @@ func TestValidateAcceptsBoundaries(t *testing.T) {
 	require.NoError(t, p.Validate("code"))
 }
 
-func TestUseBeforeValidatePanics(t *testing.T) {
-	p := threeOps()
-	assert.Panics(t, func() { p.Created(0) })
-	assert.Panics(t, func() { p.ComputeStats() })
-	assert.Panics(t, func() { p.BlockID("x") })
-
-	// A failed Validate leaves the program unusable too.
-	require.NoError(t, p.Validate("code"))
-	p.Name = ""
-	require.Error(t, p.Validate("code"))
-	assert.Panics(t, func() { p.Dying(0) })
-}
-
-func TestIndexes(t *testing.T) {
+// TestValidateIsPure: Validate only reads the program (a Program has no
+// hidden state: the indexes are state.Problem's), and a program that breaks
+// a rule can still be read by every method without a panic.
+func TestValidateIsPure(t *testing.T) {
 	p := threeOps(
 		workload.Block{Name: "in", Size: 4, Kind: workload.Input, First: 0, Last: 1, Writes: []int{0}, Reads: []int{1}},
-		workload.Block{Name: "w", Size: 4, Kind: workload.Constant, First: 0, Last: 2, Reads: []int{0, 2}},
-		workload.Block{Name: "s", Size: 4, Kind: workload.Scratch, First: 1, Last: 1}, // accessed at 1 without reads/writes
 		workload.Block{Name: "out", Size: 4, Kind: workload.Output, First: 1, Last: 2, Writes: []int{1}, Reads: []int{2}},
 	)
+	before := fmt.Sprintf("%#v", *p)
 	require.NoError(t, p.Validate("code"))
-	tests := []struct {
-		t                        int
-		created, dying, accessed []int32
-	}{
-		{0, []int32{0, 1}, nil, []int32{0, 1}},
-		{1, []int32{2, 3}, []int32{0, 2}, []int32{0, 2, 3}},
-		{2, nil, []int32{1, 3}, []int32{1, 3}},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprint("t=", tt.t), func(t *testing.T) {
-			assert.Equal(t, tt.created, p.Created(tt.t), "created")
-			assert.Equal(t, tt.dying, p.Dying(tt.t), "dying")
-			assert.Equal(t, tt.accessed, p.Accessed(tt.t), "accessed")
-		})
-	}
-	id, ok := p.BlockID("out")
-	assert.True(t, ok)
-	assert.Equal(t, 3, id)
-	_, ok = p.BlockID("nope")
-	assert.False(t, ok)
-	assert.Equal(t, `block "s"`, p.BlockItem(2))
+	assert.Equal(t, before, fmt.Sprintf("%#v", *p), "Validate changed the program")
+
+	bad := threeOps(
+		workload.Block{Name: "late", Size: 8, Kind: workload.Activation, First: 1, Last: 7},
+		workload.Block{Name: "early", Size: 2, Kind: workload.Activation, First: -3, Last: 0},
+		workload.Block{Name: "odd", Size: 1, Kind: workload.Kind(9), First: 0, Last: 0},
+		workload.Block{Name: "backwards", Size: 1, Kind: workload.Input, First: 2, Last: 1},
+	)
+	require.Error(t, bad.Validate("code"))
+	var s workload.Stats
+	require.NotPanics(t, func() { s = bad.ComputeStats() })
+	assert.Equal(t, int64(8), s.MaxLive, "late (8 B) clipped to [1,2]; early (2 B) and odd (1 B) at 0; backwards nowhere")
+	assert.Equal(t, int64(12), s.TotalBytes, "every block's size counts in the total")
+	assert.Equal(t, [5]int{1, 0, 2, 0, 0}, s.BlocksByKind, "Kind(9) is in no entry")
+	require.NotPanics(t, func() { (&workload.Program{}).ComputeStats() })
+}
+
+func TestBlockItem(t *testing.T) {
+	p := threeOps(workload.Block{Name: "s"}, workload.Block{})
+	assert.Equal(t, `block "s"`, p.BlockItem(0))
+	assert.Equal(t, `block 1`, p.BlockItem(1))
 	assert.Equal(t, `block 9`, p.BlockItem(9))
 	assert.Equal(t, `block -1`, p.BlockItem(-1))
 }

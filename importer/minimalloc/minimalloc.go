@@ -135,7 +135,7 @@ func Export(p *state.Problem, pl *plan.Plan, l int, o *ExportOptions) (*pack.Pro
 		if x.Level != level {
 			continue
 		}
-		b, ok := p.Prog.BlockID(x.Block)
+		b, ok := p.BlockID(x.Block)
 		if !ok {
 			return nil, nil, fmt.Errorf("placement of %q: no such block in workload %q", x.Block, p.Prog.Name)
 		}
