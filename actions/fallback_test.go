@@ -13,6 +13,7 @@ import (
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/verify"
 )
 
 // fragmented is a program that the initializer cannot plan in the 1000 B
@@ -38,14 +39,14 @@ func fragmented() *state.Problem {
 }
 
 // validated writes lay as a plan with the given cost.initial and returns what
-// plan.Validate says.
-func validated(t *testing.T, p *state.Problem, lay *state.Layout, initial float64) *plan.Result {
+// the plan checker says, cost.initial checked by actions.VerifyInitial.
+func validated(t *testing.T, p *state.Problem, lay *state.Layout, initial float64) *verify.Report {
 	t.Helper()
 	pl := plan.FromLayout(p, lay)
 	pl.Cost = plan.Cost{Initial: initial, Final: costmodel.Total(costmodel.Seed003{}, p, lay)}
-	res, err := plan.Validate(p, pl, "test")
+	rep, err := verify.Check(p.Prog, p.HW, pl, &verify.Options{Initial: actions.VerifyInitial(context.Background(), p, costmodel.Seed003{})})
 	require.NoError(t, err)
-	return res
+	return rep
 }
 
 func TestFallbackOneLevel(t *testing.T) {
@@ -71,12 +72,16 @@ func TestFallbackOneLevel(t *testing.T) {
 	const want = 3208.0
 	assert.Equal(t, want, costmodel.Total(costmodel.Seed003{}, p, lay))
 
-	// plan.Validate accepts the fallback's cost as cost.initial, and only it.
+	// InitialCost is the fallback's cost, and the checker accepts it as
+	// cost.initial, and only it.
+	cost, ifb, err := actions.InitialCost(context.Background(), p, costmodel.Seed003{})
+	require.NoError(t, err)
+	assert.Equal(t, want, cost)
+	require.NotNil(t, ifb)
+	assert.Equal(t, "d", ifb.Cause.Block)
 	res := validated(t, p, lay, want)
 	assert.Empty(t, res.Violations)
 	assert.Equal(t, want, res.InitialCost)
-	require.NotNil(t, res.InitialFallback)
-	assert.Equal(t, "d", res.InitialFallback.Cause.Block)
 	res = validated(t, p, lay, want+1)
 	require.Len(t, res.Violations, 1)
 	assert.Equal(t, `rule 6: cost.initial 3209 differs from the cost 3208 of the fallback plan (the initializer cannot place block "d" at timestep 2)`, res.Violations[0].String())
@@ -155,4 +160,36 @@ func TestFallbackFails(t *testing.T) {
 	require.ErrorAs(t, err, &ie)
 	assert.Equal(t, "b", ie.Block)
 	assert.True(t, strings.HasSuffix(err.Error(), "; no fallback plan either: the blocks that can go nowhere but L need 1200 B at one timestep, more than its 1000 B"), err.Error())
+}
+
+// TestVerifyInitial: what the plan checker is given for cost.initial is the
+// cost of the initializer's plan under the model, or of the fallback plan
+// (named with its cause), or an error where neither exists.
+func TestVerifyInitial(t *testing.T) {
+	ctx := context.Background()
+	// Two blocks of 300 B in the 1000 B level: the initializer places both.
+	// a: write@0, read@1 2(1+300); b: write@1, read@1 2(1+300): 1204.
+	p := testprog.Bind(testprog.New("p", 2).
+		Block("a", 300, "activation", 0, 1).
+		Block("b", 300, "activation", 1, 1).
+		Program(), testprog.Profile("hw", oneLevel))
+	cost, of, err := actions.VerifyInitial(ctx, p, costmodel.Seed003{})()
+	require.NoError(t, err)
+	assert.Equal(t, 1204.0, cost)
+	assert.Equal(t, "the initializer's plan", of)
+
+	cost, of, err = actions.VerifyInitial(ctx, fragmented(), costmodel.Seed003{})()
+	require.NoError(t, err)
+	assert.Equal(t, 3208.0, cost, "the fallback's, see TestFallbackOneLevel")
+	assert.Equal(t, `the fallback plan (the initializer cannot place block "d" at timestep 2)`, of)
+
+	// TestFallbackFails's program: no plan at all.
+	p = testprog.Bind(testprog.New("p", 2).
+		Block("a", 600, "activation", 0, 1, testprog.Reusable()).
+		Block("b", 600, "input", 1, 1).
+		Program(), testprog.Profile("hw", oneLevel))
+	_, _, err = actions.VerifyInitial(ctx, p, costmodel.Seed003{})()
+	var ie *actions.InfeasibleError
+	require.ErrorAs(t, err, &ie)
+	assert.True(t, strings.HasPrefix(err.Error(), `the initializer finds no plan (block "b" (600 B) created at timestep 1 fits no level`), err.Error())
 }

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"math"
 	"sort"
 	"strconv"
@@ -133,14 +134,14 @@ func (c *checker) costs() {
 	if c.opt.Initial == nil {
 		return
 	}
-	initial, err := c.opt.Initial()
+	initial, of, err := c.opt.Initial()
 	if err != nil {
 		c.add(6, "", 0, last, "cost.initial %s cannot be checked: %v", num(stated.Initial), err)
 		return
 	}
 	c.rep.InitialCost = initial
 	if !costEqual(stated.Initial, initial) {
-		c.add(6, "", 0, last, "cost.initial %s differs from the cost %s of the initializer's plan", num(stated.Initial), num(initial))
+		c.add(6, "", 0, last, "cost.initial %s differs from the cost %s of %s", num(stated.Initial), num(initial), cmp.Or(of, "the initializer's plan"))
 	}
 }
 

@@ -235,7 +235,7 @@ func TestViolationLines(t *testing.T) {
 func TestInitialCost(t *testing.T) {
 	prog, prof := handProgram(t), fastSlow()
 	initial := func(v float64, err error) *verify.Options {
-		return &verify.Options{Initial: func() (float64, error) { return v, err }}
+		return &verify.Options{Initial: func() (float64, string, error) { return v, "", err }}
 	}
 	rep := check(t, prog, prof, handPlan(), initial(handInitial, nil))
 	requireValid(t, rep)
@@ -246,7 +246,13 @@ func TestInitialCost(t *testing.T) {
 
 	rep = check(t, prog, prof, handPlan(), initial(handInitial*(1+1e-8), nil))
 	assert.Equal(t, []int{6}, ruleSet(rep))
-	assert.Contains(t, rep.Violations[0].Message, "cost.initial 304 differs")
+	assert.Equal(t, []string{"rule 6: cost.initial 304 differs from the cost 304.00000304 of the initializer's plan"}, lines(rep))
+
+	// The caller names the plan it priced.
+	rep = check(t, prog, prof, handPlan(), &verify.Options{Initial: func() (float64, string, error) {
+		return 305, "the fallback plan (the initializer cannot place block \"y\" at timestep 3)", nil
+	}})
+	assert.Equal(t, []string{`rule 6: cost.initial 304 differs from the cost 305 of the fallback plan (the initializer cannot place block "y" at timestep 3)`}, lines(rep))
 
 	rep = check(t, prog, prof, handPlan(), initial(0, errors.New("no plan fits")))
 	assert.Equal(t, []string{"rule 6: cost.initial 304 cannot be checked: no plan fits"}, lines(rep))

@@ -38,7 +38,7 @@ func agree(t *testing.T, p *state.Problem, pl *plan.Plan, model costmodel.Model)
 		require.NoError(t, err)
 	}
 	require.True(t, ref.Valid(), "plan.Validate: %v", ref.Violations)
-	initial := func() (float64, error) { return ref.InitialCost, nil }
+	initial := func() (float64, string, error) { return ref.InitialCost, "", nil }
 	rep := check(t, p.Prog, p.HW, pl, &verify.Options{Initial: initial})
 	requireValid(t, rep)
 	assert.Equal(t, model.Name(), rep.Model)

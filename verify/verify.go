@@ -28,11 +28,14 @@ type Options struct {
 	// (plan.DocName); "" names it "plan".
 	Doc string
 	// Initial, if not nil, returns the cost the plan must state as
-	// cost.initial: the cost of the plan the initializer alone makes, which
-	// only the planner can compute (the caller runs it). An error from it is
-	// a rule-6 violation ("cannot be checked"). nil: cost.initial is not
-	// checked and Report.InitialCost is NaN.
-	Initial func() (float64, error)
+	// cost.initial: the cost of the plan the initializer alone makes (or
+	// of the planner's fallback plan where the initializer fails), which
+	// only the planner can compute (the caller runs it; for hieropt's
+	// planner, actions.VerifyInitial). of names that plan in a message
+	// ("the initializer's plan" when ""). An error from it is a rule-6
+	// violation ("cannot be checked"). nil: cost.initial is not checked
+	// and Report.InitialCost is NaN.
+	Initial func() (cost float64, of string, err error)
 	// MaxViolations caps the list of violations; the rest are counted in
 	// Report.Omitted. 0 (or less): DefaultMaxViolations.
 	MaxViolations int
