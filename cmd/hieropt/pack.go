@@ -182,126 +182,34 @@ func (a *app) readCSV(path string) (*pack.Problem, error) {
 	return pack.ReadCSV(path, f)
 }
 
+// pack runs the pack command: it reads every input (and checks every
+// setting) before it solves any, then solves, checks and writes each,
+// and summarizes.
 func (a *app) pack(o *packOptions, args []string) error {
-	var capacity int64
-	if o.Capacity != "" {
-		c, err := parseBytes(o.Capacity)
-		if err != nil || c <= 0 {
-			return usageErrorf("--capacity %q: want a number of bytes > 0 (e.g. 1048576 or 4M)", o.Capacity)
-		}
-		capacity = c
+	capacity, err := packCapacity(o)
+	if err != nil {
+		return err
 	}
-	var workloads []string
-	for _, w := range o.Workload {
-		if w == "all" {
-			workloads = append(workloads, hieropt.ExampleWorkloads()...)
-		} else {
-			workloads = append(workloads, w)
-		}
+	workloads := packWorkloads(o)
+	if err := checkPackInputs(o, args, workloads); err != nil {
+		return err
 	}
-	if len(args) == 0 && len(workloads) == 0 {
-		return usageErrorf("pack needs MiniMalloc CSV files (or - for stdin), or --workload")
-	}
-	stdin := 0
-	for _, f := range args {
-		if f == "-" {
-			stdin++
-		}
-	}
-	for _, w := range workloads {
-		if w == "-" {
-			stdin++
-		}
-	}
-	if stdin > 1 {
-		return usageErrorf("only one input can read stdin")
-	}
-	n := len(args) + len(workloads)
-	if n > 1 && o.Output == "-" {
-		return usageErrorf("-o -: with %d inputs, -o names a directory for the solutions", n)
-	}
-
-	// Every input is read, and every setting checked, before any is solved.
-	var ins []*packInstance
-	for _, f := range args {
-		readStart := time.Now()
-		in := &packInstance{file: f, capFrom: "--capacity"}
-		in.name = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
-		in.outBase = filepath.Base(f)
-		if f == "-" {
-			in.name, in.outBase = "-", "stdin.csv"
-		}
-		c := capacity
-		if c == 0 {
-			var ok bool
-			if c, ok = capacityFromName(f); ok {
-				in.capFrom = "file name"
-			} else {
-				in.capFrom = ""
-			}
-		}
-		p, err := a.readCSV(f)
-		if err != nil {
-			return err
-		}
-		if c == 0 && !o.Minimize {
-			return usageErrorf("%s: no capacity: give --capacity C, name the file NAME.CAPACITY.csv as MiniMalloc does, or ask for --minimize", f)
-		}
-		p.Capacity = c
-		in.prob = p
-		in.readTime = time.Since(readStart)
-		ins = append(ins, in)
-	}
-	for _, w := range workloads {
-		readStart := time.Now()
-		prog, _, err := a.loadWorkload(w)
-		if err != nil {
-			return err
-		}
-		base := strings.NewReplacer("/", "_", "\\", "_").Replace(prog.Name) + ".csv"
-		in := &packInstance{name: prog.Name, outBase: base, prob: minimalloc.Problem(prog)}
-		if capacity > 0 {
-			in.prob.Capacity, in.capFrom = capacity, "--capacity"
-		}
-		in.readTime = time.Since(readStart)
-		ins = append(ins, in)
+	ins, err := a.readPackInputs(o, args, workloads, capacity)
+	if err != nil {
+		return err
 	}
 	if err := a.packOutputs(o.Output, ins, args); err != nil {
 		return err
 	}
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for _, in := range ins {
 		if ctx.Err() != nil {
 			break
 		}
-		in.minimize = o.Minimize || in.prob.Capacity == 0
-		opt := &pack.Options{Ctx: ctx, Minimize: in.minimize, Seed: o.Seed}
-		if o.TimeLimit > 0 {
-			// What follows the packer (the check, the writing) is
-			// budgeted in, and so is the reading that came before.
-			opt.Deadline = time.Now().Add(o.TimeLimit - in.readTime - packReserve(len(in.prob.Buffers)))
+		if err := solvePackInput(ctx, o, in); err != nil {
+			return err
 		}
-		sol, err := pack.Solve(in.prob, opt)
-		if err != nil {
-			return internalErrorf("%s: %v", in.name, err)
-		}
-		in.ran, in.sol = true, sol
-		if ctx.Err() == nil {
-			in.cut = sol.Stats.Cut
-		}
-		checkStart := time.Now()
-		in.maxLive = pack.MaxLive(in.prob)
-		// The limit matters when the answer is not final: no packing yet,
-		// or (minimizing) one not proven smallest.
-		in.limitHit = in.cut != pack.PhaseNone && (!sol.Solved || (in.minimize && !sol.Optimal))
-		if sol.Solved {
-			if err := pack.Check(in.prob, sol); err != nil {
-				return internalErrorf("%s: the packer's solution fails its check: %v", in.name, err)
-			}
-		}
-		in.checkTime = time.Since(checkStart)
 	}
 	for _, in := range ins {
 		if in.ran && in.sol.Solved && in.out != "" {
@@ -310,15 +218,181 @@ func (a *app) pack(o *packOptions, args []string) error {
 			}
 		}
 	}
-
 	if ctx.Err() != nil {
-		if !o.Quiet {
-			if err := a.packSummary(o, ins); err != nil {
-				return err
-			}
-		}
-		return &exitError{exitInterrupted, errors.New("interrupted: the solutions found so far were written (see the summary)")}
+		return a.packInterrupted(o, ins)
 	}
+	return a.packResult(o, ins)
+}
+
+// packCapacity returns --capacity in bytes, 0 if not given.
+func packCapacity(o *packOptions) (int64, error) {
+	if o.Capacity == "" {
+		return 0, nil
+	}
+	c, err := parseBytes(o.Capacity)
+	if err != nil || c <= 0 {
+		return 0, usageErrorf("--capacity %q: want a number of bytes > 0 (e.g. 1048576 or 4M)", o.Capacity)
+	}
+	return c, nil
+}
+
+// packWorkloads returns the --workload list with 'all' expanded to every
+// built-in workload.
+func packWorkloads(o *packOptions) []string {
+	var workloads []string
+	for _, w := range o.Workload {
+		if w == "all" {
+			workloads = append(workloads, hieropt.ExampleWorkloads()...)
+		} else {
+			workloads = append(workloads, w)
+		}
+	}
+	return workloads
+}
+
+// checkPackInputs checks that there is an input, that at most one reads
+// stdin, and that -o - has one input to write.
+func checkPackInputs(o *packOptions, files, workloads []string) error {
+	if len(files) == 0 && len(workloads) == 0 {
+		return usageErrorf("pack needs MiniMalloc CSV files (or - for stdin), or --workload")
+	}
+	if countOf(files, "-")+countOf(workloads, "-") > 1 {
+		return usageErrorf("only one input can read stdin")
+	}
+	n := len(files) + len(workloads)
+	if n > 1 && o.Output == "-" {
+		return usageErrorf("-o -: with %d inputs, -o names a directory for the solutions", n)
+	}
+	return nil
+}
+
+// countOf returns how many times s is in list.
+func countOf(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}
+
+// readPackInputs reads the CSV files, then the workloads, as problems.
+func (a *app) readPackInputs(o *packOptions, files, workloads []string, capacity int64) ([]*packInstance, error) {
+	var ins []*packInstance
+	for _, f := range files {
+		in, err := a.readPackCSV(f, capacity, o.Minimize)
+		if err != nil {
+			return nil, err
+		}
+		ins = append(ins, in)
+	}
+	for _, w := range workloads {
+		in, err := a.readPackWorkload(w, capacity)
+		if err != nil {
+			return nil, err
+		}
+		ins = append(ins, in)
+	}
+	return ins, nil
+}
+
+// readPackCSV reads the problem in CSV file f ("-" for stdin), with the
+// capacity given, else the one in its name; without either, only
+// --minimize may solve it.
+func (a *app) readPackCSV(f string, capacity int64, minimize bool) (*packInstance, error) {
+	readStart := time.Now()
+	in := &packInstance{file: f, capFrom: "--capacity"}
+	in.name = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+	in.outBase = filepath.Base(f)
+	if f == "-" {
+		in.name, in.outBase = "-", "stdin.csv"
+	}
+	c := capacity
+	if c == 0 {
+		var ok bool
+		if c, ok = capacityFromName(f); ok {
+			in.capFrom = "file name"
+		} else {
+			in.capFrom = ""
+		}
+	}
+	p, err := a.readCSV(f)
+	if err != nil {
+		return nil, err
+	}
+	if c == 0 && !minimize {
+		return nil, usageErrorf("%s: no capacity: give --capacity C, name the file NAME.CAPACITY.csv as MiniMalloc does, or ask for --minimize", f)
+	}
+	p.Capacity = c
+	in.prob = p
+	in.readTime = time.Since(readStart)
+	return in, nil
+}
+
+// readPackWorkload reads workload w (a file or a built-in name) as the
+// problem of packing its blocks in one arena.
+func (a *app) readPackWorkload(w string, capacity int64) (*packInstance, error) {
+	readStart := time.Now()
+	prog, _, err := a.loadWorkload(w)
+	if err != nil {
+		return nil, err
+	}
+	base := strings.NewReplacer("/", "_", "\\", "_").Replace(prog.Name) + ".csv"
+	in := &packInstance{name: prog.Name, outBase: base, prob: minimalloc.Problem(prog)}
+	if capacity > 0 {
+		in.prob.Capacity, in.capFrom = capacity, "--capacity"
+	}
+	in.readTime = time.Since(readStart)
+	return in, nil
+}
+
+// solvePackInput packs one input within its time limit (less its reading
+// and the reserve for what follows) and checks the solution.
+func solvePackInput(ctx context.Context, o *packOptions, in *packInstance) error {
+	in.minimize = o.Minimize || in.prob.Capacity == 0
+	opt := &pack.Options{Ctx: ctx, Minimize: in.minimize, Seed: o.Seed}
+	if o.TimeLimit > 0 {
+		// What follows the packer (the check, the writing) is
+		// budgeted in, and so is the reading that came before.
+		opt.Deadline = time.Now().Add(o.TimeLimit - in.readTime - packReserve(len(in.prob.Buffers)))
+	}
+	sol, err := pack.Solve(in.prob, opt)
+	if err != nil {
+		return internalErrorf("%s: %v", in.name, err)
+	}
+	in.ran, in.sol = true, sol
+	if ctx.Err() == nil {
+		in.cut = sol.Stats.Cut
+	}
+	checkStart := time.Now()
+	in.maxLive = pack.MaxLive(in.prob)
+	// The limit matters when the answer is not final: no packing yet,
+	// or (minimizing) one not proven smallest.
+	in.limitHit = in.cut != pack.PhaseNone && (!sol.Solved || (in.minimize && !sol.Optimal))
+	if sol.Solved {
+		if err := pack.Check(in.prob, sol); err != nil {
+			return internalErrorf("%s: the packer's solution fails its check: %v", in.name, err)
+		}
+	}
+	in.checkTime = time.Since(checkStart)
+	return nil
+}
+
+// packInterrupted summarizes what was done before an interrupt, and exits
+// as interrupted.
+func (a *app) packInterrupted(o *packOptions, ins []*packInstance) error {
+	if !o.Quiet {
+		if err := a.packSummary(o, ins); err != nil {
+			return err
+		}
+	}
+	return &exitError{exitInterrupted, errors.New("interrupted: the solutions found so far were written (see the summary)")}
+}
+
+// packResult summarizes the inputs and fails if some input has no
+// packing within its capacity (for one input, with that message alone).
+func (a *app) packResult(o *packOptions, ins []*packInstance) error {
 	var unsolved []*packInstance
 	for _, in := range ins {
 		if !in.sol.Solved {
