@@ -309,6 +309,8 @@ func TestInputErrors(t *testing.T) {
 			want: `plan "p.json": transfers[0]: block "nope" is not in workload "hand"`},
 		{name: "transfer to an unknown level", edit: func(pl *plan.Plan) { pl.Transfers[0].ToLevel = "L9" },
 			want: `plan "p.json": transfers[0]: level "L9" is not in hardware profile "fast-slow"`},
+		{name: "transfer from an unknown level", edit: func(pl *plan.Plan) { pl.Transfers[0].FromLevel = "" },
+			want: `plan "p.json": transfers[0]: level "" is not in hardware profile "fast-slow"`},
 		{name: "workload: two blocks of one name",
 			prog: []func(*workload.Program){editBlock("c", func(b *workload.Block) { b.Name = "w" })},
 			want: `workload "hand": block "w": block name also used by block 2`},
