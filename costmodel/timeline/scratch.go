@@ -1,10 +1,27 @@
 package timeline
 
-// Scratch holds the buffers of Simulate, so that repeated calls allocate
-// nothing once the buffers have grown. The zero value is ready. A Scratch
-// is not safe for concurrent use: give each goroutine its own.
+// Scratch holds the buffers of Simulate and Reprice, so that repeated
+// calls allocate nothing once the buffers have grown. The zero value is
+// ready. A Scratch is not safe for concurrent use: give each goroutine its
+// own. It may serve several bases in turn.
 type Scratch struct {
+	// Calls counts the Reprice calls made with this Scratch and Steps the
+	// ops they simulated; Steps/Calls is the mean work of a call.
+	Calls, Steps int64
+
 	ready []float64
 	f     []float64
 	order []int32
+
+	ops   []OpChange
+	added []Copy
+	dirty []int
+	live  []pending
+	offs  []float64
+	// Stamps: rm[k] == rmGen marks base copy k removed; seenB[a] == gen
+	// and seenN[a] == gen say valB[a] and valN[a] hold a value in the
+	// current comparison.
+	rm, seenB, seenN []uint32
+	valB, valN       []float64
+	gen, rmGen       uint32
 }
