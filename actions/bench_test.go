@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hieropt/hieropt/actions"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -13,7 +13,7 @@ import (
 // u55Problems binds every shipped workload that fits Ethos-U55.
 func u55Problems(b *testing.B) []*state.Problem {
 	b.Helper()
-	prof, err := hwconfig.Builtin("ethos-u55")
+	prof, err := profiles.Get("ethos-u55")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/actions"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -342,7 +342,7 @@ func TestInfeasible(t *testing.T) {
 // be the same plan (re-planning is deterministic and depends only on the
 // state at the start timestep).
 func TestRunFromAnyTimestep(t *testing.T) {
-	prof, err := hwconfig.Builtin("ethos-u55")
+	prof, err := profiles.Get("ethos-u55")
 	require.NoError(t, err)
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "workloads", "*.json"))
 	require.NoError(t, err)

@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/arena"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -76,7 +76,7 @@ func TestPackReachesTheOptimum(t *testing.T) {
 
 	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "seed000-example.json"))
 	require.NoError(t, err)
-	prof, err := hwconfig.Load(filepath.Join("..", "testdata", "hw", "two-level-5k.yaml"))
+	prof, err := profiles.Load(filepath.Join("..", "testdata", "hw", "two-level-5k.yaml"))
 	require.NoError(t, err)
 	p, err := state.Bind(prog, prof, "seed000")
 	require.NoError(t, err)
@@ -92,7 +92,7 @@ func TestPackReachesTheOptimum(t *testing.T) {
 func TestPackDeterministic(t *testing.T) {
 	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "mobilenet_v2-int8.json"))
 	require.NoError(t, err)
-	prof, err := hwconfig.Builtin("ethos-u55")
+	prof, err := profiles.Get("ethos-u55")
 	require.NoError(t, err)
 	p, err := state.Bind(prog, prof, "m")
 	require.NoError(t, err)

@@ -14,9 +14,9 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/arena"
 	"github.com/hieropt/hieropt/bounds"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
@@ -28,7 +28,7 @@ import (
 func TestExactOnSeed000(t *testing.T) {
 	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "seed000-example.json"))
 	require.NoError(t, err)
-	prof, err := hwconfig.Load(filepath.Join("..", "testdata", "hw", "two-level-5k.yaml"))
+	prof, err := profiles.Load(filepath.Join("..", "testdata", "hw", "two-level-5k.yaml"))
 	require.NoError(t, err)
 	p, err := state.Bind(prog, prof, "seed000")
 	require.NoError(t, err)

@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/profiles"
 )
 
 // truth are the parameters the synthetic samples are drawn from: latency
@@ -291,14 +291,14 @@ levels:
 func TestCalibrateProfileWithBase(t *testing.T) {
 	fits, err := Fit(synthetic(1))
 	require.NoError(t, err)
-	base, err := hwconfig.Parse("base.yaml", []byte(baseYAML))
+	base, err := hw.Parse("base.yaml", []byte(baseYAML))
 	require.NoError(t, err)
 	p, err := ProfileFrom(fits, base, "tuned-box", "samples.csv")
 	require.NoError(t, err)
 
 	var buf bytes.Buffer
 	require.NoError(t, WriteProfile(&buf, p))
-	got, err := hwconfig.Parse("tuned.yaml", buf.Bytes())
+	got, err := hw.Parse("tuned.yaml", buf.Bytes())
 	require.NoError(t, err, buf.String())
 	assert.Equal(t, "tuned-box", got.Name)
 	assert.Equal(t, hw.NS, got.TimeUnit)
@@ -332,7 +332,7 @@ func TestCalibrateProfileWithBase(t *testing.T) {
 	short.Levels = base.Levels[:3]
 	_, err = Profile(fits, &short, "x")
 	assert.EqualError(t, err, `hardware profile "my-box": has no level "DRAM" (it has L1, L2, L3): the base's level names must match the samples'`)
-	other, err := hwconfig.Builtin("cpu-sapphire-rapids")
+	other, err := profiles.Get("cpu-sapphire-rapids")
 	require.NoError(t, err)
 	_, err = Profile(fits, other, "x")
 	assert.EqualError(t, err, `hardware profile "cpu-sapphire-rapids": level "L1D": no samples for this level (the samples have L1, L2, L3, DRAM): the base's level names must match`)
@@ -346,7 +346,7 @@ func TestCalibrateProfileWithoutBase(t *testing.T) {
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, WriteProfile(&buf, p))
-	got, err := hwconfig.Parse("here.yaml", buf.Bytes())
+	got, err := hw.Parse("here.yaml", buf.Bytes())
 	require.NoError(t, err, buf.String())
 	assert.Equal(t, []string{"L1", "L2", "L3", "DRAM"}, got.LevelNames())
 	for i, c := range []int64{48 << 10, 1 << 20, 32 << 20, DRAMCapacity} {
@@ -385,7 +385,7 @@ func TestCalibrateWriteProfileQuotes(t *testing.T) {
 		}}
 		var buf bytes.Buffer
 		require.NoError(t, WriteProfile(&buf, p))
-		got, err := hwconfig.Parse("q.yaml", buf.Bytes())
+		got, err := hw.Parse("q.yaml", buf.Bytes())
 		require.NoError(t, err, buf.String())
 		assert.Equal(t, p, got, buf.String())
 	}

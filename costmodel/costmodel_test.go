@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/actions"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -87,8 +87,8 @@ func TestPeakBytesCountsReusedSpaceOnce(t *testing.T) {
 func TestChargesSumToBlockCost(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "workloads", "*.json"))
 	require.NoError(t, err)
-	for _, name := range hwconfig.Names() {
-		prof, err := hwconfig.Builtin(name)
+	for _, name := range profiles.Names() {
+		prof, err := profiles.Get(name)
 		require.NoError(t, err)
 		for _, f := range files {
 			prog, err := workload.ReadFile(f)

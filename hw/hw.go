@@ -6,9 +6,11 @@
 // it and reading data out of it: moving d bytes across one side costs
 // latency + d/bandwidth time units.
 //
-// Profiles are usually YAML files; this package does not parse YAML itself
-// (that is the job of configs/hw, which loads them through viper). It takes
-// the decoded document as a generic map (FromMap) and checks every rule.
+// A Profile is plain data: built in code, or read from a YAML file by
+// Parse or ReadFile, which match keys exactly (a key that differs from a
+// field only in case is an error naming the field; other unknown keys are
+// ignored, as the format requires). Validate checks every rule of the
+// format. The built-in profiles are package profiles.
 package hw
 
 import (

@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/actions"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -40,8 +40,8 @@ func loadShipped(t testing.TB) (ok []shipped, skip []string) {
 	for _, f := range files {
 		prog, err := workload.ReadFile(f)
 		require.NoError(t, err, f)
-		for _, hwName := range hwconfig.Names() {
-			prof, err := hwconfig.Builtin(hwName)
+		for _, hwName := range profiles.Names() {
+			prof, err := profiles.Get(hwName)
 			require.NoError(t, err, hwName)
 			name := prog.Name + "/" + hwName
 			p, err := state.Bind(prog, prof, workload.DocName(f))
@@ -240,7 +240,7 @@ func collide(t testing.TB, p *state.Problem, pl *plan.Plan, rng *rand.Rand) (bad
 func BenchmarkValidate(b *testing.B) {
 	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "resnet50-int8.json"))
 	require.NoError(b, err)
-	prof, err := hwconfig.Builtin("ethos-u55")
+	prof, err := profiles.Get("ethos-u55")
 	require.NoError(b, err)
 	p, err := state.Bind(prog, prof, "resnet50-int8")
 	require.NoError(b, err)

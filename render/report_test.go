@@ -19,11 +19,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/actions"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
@@ -31,7 +31,7 @@ import (
 
 func rtProblem(t testing.TB, prog *workload.Program, hwArg string) *state.Problem {
 	t.Helper()
-	prof, err := hwconfig.Load(hwArg)
+	prof, err := profiles.Load(hwArg)
 	require.NoError(t, err)
 	p, err := state.Bind(prog, prof, "test")
 	require.NoError(t, err)

@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/actions"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/render"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
@@ -29,7 +29,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 func problem(t testing.TB, prog *workload.Program, hwArg string) *state.Problem {
 	t.Helper()
-	prof, err := hwconfig.Load(hwArg)
+	prof, err := profiles.Load(hwArg)
 	require.NoError(t, err)
 	p, err := state.Bind(prog, prof, "test")
 	require.NoError(t, err)

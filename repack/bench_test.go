@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/actions"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/gen"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/repack"
 	"github.com/hieropt/hieropt/state"
 )
@@ -22,7 +22,7 @@ func BenchmarkRepack(b *testing.B) {
 		b.Run(fmt.Sprintf("ops=%d", ops), func(b *testing.B) {
 			prog, err := gen.Generate(gen.Options{Ops: ops, Mix: "mixed", Seed: 1})
 			require.NoError(b, err)
-			prof, err := hwconfig.Builtin("h100-sm")
+			prof, err := profiles.Get("h100-sm")
 			require.NoError(b, err)
 			p, err := state.Bind(prog, prof, "gen")
 			require.NoError(b, err)

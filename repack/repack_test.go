@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/actions"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/repack"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
@@ -25,7 +25,7 @@ func bind(t *testing.T, workloadFile, hwArg string) *state.Problem {
 	t.Helper()
 	prog, err := workload.ReadFile(workloadFile)
 	require.NoError(t, err)
-	prof, err := hwconfig.Load(hwArg)
+	prof, err := profiles.Load(hwArg)
 	require.NoError(t, err)
 	p, err := state.Bind(prog, prof, workloadFile)
 	require.NoError(t, err)
@@ -316,7 +316,7 @@ func TestLongProgramLimits(t *testing.T) {
 	}
 	prog, err := gen.Generate(gen.Options{Ops: 1000, Mix: "mixed", Seed: 1})
 	require.NoError(t, err)
-	prof, err := hwconfig.Builtin("h100-sm")
+	prof, err := profiles.Get("h100-sm")
 	require.NoError(t, err)
 	p, err := state.Bind(prog, prof, "gen")
 	require.NoError(t, err)

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/gen"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
@@ -15,7 +15,7 @@ import (
 
 func benchProblem(b *testing.B, prog *workload.Program, hwName string) *state.Problem {
 	b.Helper()
-	prof, err := hwconfig.Builtin(hwName)
+	prof, err := profiles.Get(hwName)
 	if err != nil {
 		b.Fatal(err)
 	}

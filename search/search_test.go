@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/actions"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/segments"
 	"github.com/hieropt/hieropt/state"
@@ -26,7 +26,7 @@ func load(t *testing.T, name, hwArg string) *state.Problem {
 	t.Helper()
 	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", name+".json"))
 	require.NoError(t, err)
-	prof, err := hwconfig.Load(hwArg)
+	prof, err := profiles.Load(hwArg)
 	require.NoError(t, err)
 	p, err := state.Bind(prog, prof, name)
 	require.NoError(t, err)
@@ -227,7 +227,7 @@ func TestSettings(t *testing.T) {
 func TestRunBindsAndChecks(t *testing.T) {
 	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "resnet50-fp32.json"))
 	require.NoError(t, err)
-	prof, err := hwconfig.Builtin("k210")
+	prof, err := profiles.Get("k210")
 	require.NoError(t, err)
 	_, err = search.Run(context.Background(), prog, prof, nil)
 	var ce *state.CapacityError

@@ -10,10 +10,10 @@ import (
 
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/verify"
 	"github.com/hieropt/hieropt/workload"
@@ -27,7 +27,7 @@ import (
 func BenchmarkCheck(b *testing.B) {
 	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "resnet50-int8.json"))
 	require.NoError(b, err)
-	prof, err := hwconfig.Builtin("ethos-u55")
+	prof, err := profiles.Get("ethos-u55")
 	require.NoError(b, err)
 	res, err := hieropt.Optimize(context.Background(), prog, prof, nil)
 	require.NoError(b, err)
@@ -37,7 +37,7 @@ func BenchmarkCheck(b *testing.B) {
 	if testing.Short() {
 		sizes = sizes[:1]
 	}
-	h100, err := hwconfig.Builtin("h100-sm")
+	h100, err := profiles.Get("h100-sm")
 	require.NoError(b, err)
 	for _, ops := range sizes {
 		prog, err := gen.Generate(gen.Options{Ops: ops, Seed: 1})

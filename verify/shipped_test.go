@@ -12,11 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/verify"
@@ -172,9 +172,9 @@ func TestGoldenPlans(t *testing.T) {
 			require.NoError(t, err)
 			prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", pl.Workload+".json"))
 			require.NoError(t, err)
-			prof, err := hwconfig.Builtin(pl.Hardware)
+			prof, err := profiles.Get(pl.Hardware)
 			if err != nil {
-				prof, err = hwconfig.Load(filepath.Join("..", "testdata", "hw", pl.Hardware+".yaml"))
+				prof, err = profiles.Load(filepath.Join("..", "testdata", "hw", pl.Hardware+".yaml"))
 			}
 			require.NoError(t, err)
 			p, err := state.Bind(prog, prof, "golden")

@@ -17,11 +17,11 @@ import (
 
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
@@ -113,7 +113,7 @@ under N.`,
 			o.Workloads = hieropt.ExampleWorkloads()
 		}
 		if len(o.HW) == 0 {
-			o.HW = hwconfig.Names()
+			o.HW = profiles.Names()
 		}
 		s, err := o.settings()
 		if err != nil {

@@ -13,7 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/calibrate"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
+	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/profiles"
 )
 
 // execCmd runs one command built by newCmd (not through the root), as run
@@ -67,7 +68,7 @@ func TestTuneWritesLoadableProfile(t *testing.T) {
 	r := execCmd(t, newTuneCmd, "", samples, "-o", out, "--name", "test-box")
 	require.Equal(t, exitOK, r.code, r.stderr)
 
-	p, err := hwconfig.Load(out)
+	p, err := profiles.Load(out)
 	require.NoError(t, err)
 	assert.Equal(t, "test-box", p.Name)
 	assert.Equal(t, "ns", p.TimeUnit)
@@ -101,7 +102,7 @@ func TestTuneWritesLoadableProfile(t *testing.T) {
 	// -o - writes the profile on stdout and the table on stderr.
 	r = execCmd(t, newTuneCmd, "", samples, "-o", "-")
 	require.Equal(t, exitOK, r.code, r.stderr)
-	_, err = hwconfig.Parse("stdout", []byte(r.stdout))
+	_, err = hw.Parse("stdout", []byte(r.stdout))
 	require.NoError(t, err, r.stdout)
 	assert.Contains(t, r.stderr, "| L1    | in  |")
 
@@ -129,7 +130,7 @@ levels:
 	out := filepath.Join(dir, "tuned.yaml")
 	r := execCmd(t, newTuneCmd, "", samples, "--base", base, "-o", out)
 	require.Equal(t, exitOK, r.code, r.stderr)
-	p, err := hwconfig.Load(out)
+	p, err := profiles.Load(out)
 	require.NoError(t, err)
 	assert.Equal(t, calibrate.DefaultName, p.Name)
 	assert.Equal(t, []string{"DRAM", "L3", "L2", "L1"}, p.LevelNames())
@@ -229,7 +230,7 @@ func TestCalibrateQuick(t *testing.T) {
 	prof := filepath.Join(dir, "here.yaml")
 	r = execCmd(t, newTuneCmd, "", out, "-o", prof)
 	require.Equal(t, exitOK, r.code, r.stderr)
-	_, err = hwconfig.Load(prof)
+	_, err = profiles.Load(prof)
 	require.NoError(t, err)
 
 	// --levels, quiet, stdout.

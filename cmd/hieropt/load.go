@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/hieropt/hieropt"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -64,19 +64,30 @@ func (a *app) loadWorkload(arg string) (*workload.Program, string, error) {
 	return nil, "", &inputerr.Error{Doc: workload.DocName(arg), Rule: "cannot read: " + errorText(err), Err: err}
 }
 
-// loadProfile reads a profile from a file or the built-ins.
+// loadProfile reads a profile from a file, stdin ("-") or the built-ins.
 func (a *app) loadProfile(arg string) (*hw.Profile, error) {
+	p, _, err := a.readProfile(arg)
+	return p, err
+}
+
+// readProfile is loadProfile that also returns the keys of the document
+// that the reader ignored (none for a built-in).
+func (a *app) readProfile(arg string) (*hw.Profile, []hw.Ignored, error) {
 	if arg == "" {
-		return nil, usageErrorf("--hw is required (a YAML file or a built-in: %s)", strings.Join(hwconfig.Names(), ", "))
+		return nil, nil, usageErrorf("--hw is required (a YAML file or a built-in: %s)", strings.Join(profiles.Names(), ", "))
 	}
 	if arg == "-" {
 		data, err := io.ReadAll(a.stdin)
 		if err != nil {
-			return nil, &inputerr.Error{Doc: hw.DocName("-"), Rule: "cannot read stdin: " + err.Error(), Err: err}
+			return nil, nil, &inputerr.Error{Doc: hw.DocName("-"), Rule: "cannot read stdin: " + err.Error(), Err: err}
 		}
-		return hwconfig.Parse("-", data)
+		return hw.ParseIgnored("-", data)
 	}
-	return hwconfig.Load(arg)
+	if data, err := os.ReadFile(arg); err == nil {
+		return hw.ParseIgnored(arg, data)
+	}
+	p, err := profiles.Load(arg) // the built-in, or why there is no file
+	return p, nil, err
 }
 
 // loadProblem loads and binds a workload and a profile.

@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -65,7 +65,7 @@ func TestOptimizeEveryWorkloadAndProfile(t *testing.T) {
 	dir := t.TempDir()
 	planned := 0
 	for _, w := range hieropt.ExampleWorkloads() {
-		for _, h := range hwconfig.Names() {
+		for _, h := range profiles.Names() {
 			out := filepath.Join(dir, w+"."+h+".json")
 			r := runCLI(t, "", "optimize", "--workload", w, "--hw", h, "--no-search", "-o", out)
 			switch r.code {
@@ -368,13 +368,13 @@ func TestUsageHint(t *testing.T) {
 func TestProfilesAndInspect(t *testing.T) {
 	r := runCLI(t, "", "profiles")
 	require.Equal(t, exitOK, r.code, r.stderr)
-	for _, n := range hwconfig.Names() {
+	for _, n := range profiles.Names() {
 		assert.Contains(t, r.stdout, n)
 	}
 	assert.Contains(t, r.stdout, "OffChipFlash")
 	y := runCLI(t, "", "profiles", "ethos-u55")
 	require.Equal(t, exitOK, y.code)
-	data, _ := hwconfig.BuiltinYAML("ethos-u55")
+	data, _ := profiles.YAML("ethos-u55")
 	assert.Equal(t, string(data), y.stdout)
 
 	i := runCLI(t, "", "inspect", "--workload", "resnet50-int8")
@@ -394,6 +394,50 @@ func TestProfilesAndInspect(t *testing.T) {
 	assert.Contains(t, y.stdout, "\nGMACs           0.000\nfits            two-level-5k: yes, its capacity allows it (run optimize for a plan)\n")
 }
 
+// TestProfilesFileKeys: `profiles FILE` checks a profile with exact keys.
+// A key that is a field in the wrong case is an error naming the field
+// (exit 2); any other unknown key is ignored, as FORMATS.md requires, and
+// listed as a warning on stderr; optimize ignores it silently.
+func TestProfilesFileKeys(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "extra.yaml")
+	require.NoError(t, os.WriteFile(good, []byte(`format: hieropt.hw/v1
+name: extra
+time_unit: cycle
+vendor: {part: X1}
+levels:
+  - name: SRAM
+    capacity: 1048576
+    alignment: 16
+    banks: 4
+    in:  {latency: 8, bandwidth: 32}
+    out: {latency: 8, bandwidth: 32, note: burst}
+`), 0o644))
+	r := runCLI(t, "", "profiles", good)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, good+`: valid profile "extra" (cycles)`), r.stdout)
+	doc := `hieropt: warning: hardware profile "` + good + `": `
+	assert.Equal(t, doc+`line 4: key "vendor" is not a field of hieropt.hw/v1; ignored
+`+doc+`level "SRAM": line 9: key "banks" is not a field of hieropt.hw/v1; ignored
+`+doc+`level "SRAM": line 11: key "out.note" is not a field of hieropt.hw/v1; ignored
+`, r.stderr)
+	o := runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", good, "-q", "-o", filepath.Join(dir, "plan.json"))
+	require.Equal(t, exitOK, o.code, o.stderr)
+	assert.Empty(t, o.stderr)
+
+	bad := filepath.Join(dir, "case.yaml")
+	data, err := os.ReadFile(good)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(bad, []byte(strings.Replace(string(data), "capacity:", "Capacity:", 1)), 0o644))
+	for _, args := range [][]string{{"profiles", bad}, {"optimize", "--workload", "seed000-example", "--hw", bad, "-o", filepath.Join(dir, "p2.json")}} {
+		r = runCLI(t, "", args...)
+		assert.Equal(t, exitInput, r.code, "%v", args)
+		assert.Equal(t, `hieropt: hardware profile "`+bad+`": level "SRAM": line 7: key "Capacity": keys are case-sensitive; did you mean "capacity"?`+"\n", r.stderr)
+		assert.Empty(t, r.stdout)
+	}
+	assert.NoFileExists(t, filepath.Join(dir, "p2.json"))
+}
+
 // TestBuiltinWorkloadsAreTheShippedFiles guards the embedding: the built-in
 // workloads are exactly testdata/workloads.
 func TestBuiltinWorkloadsAreTheShippedFiles(t *testing.T) {
@@ -410,7 +454,7 @@ func TestBuiltinWorkloadsAreTheShippedFiles(t *testing.T) {
 
 func mustProfile(t *testing.T, name string) *hw.Profile {
 	t.Helper()
-	p, err := hwconfig.Builtin(name)
+	p, err := profiles.Get(name)
 	require.NoError(t, err)
 	return p
 }

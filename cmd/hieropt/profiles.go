@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/profiles"
 )
 
 func newProfilesCmd(a *app) *cobra.Command {
@@ -20,27 +20,33 @@ first: capacity, alignment, and the latency and bandwidth of writing into
 
 With a NAME, it prints that profile's YAML (with the public sources of its
 figures in the description), to copy and adapt. With a FILE, it checks the
-file and lists its levels.`,
+file and lists its levels. Keys are case-sensitive; a key that is not a
+field of the format is ignored (as the format requires of readers) and
+listed as a warning on stderr, since a misspelt optional field would be
+ignored too.`,
 		Example: `  hieropt profiles
   hieropt profiles ethos-u55 > my-npu.yaml`,
 		Args: maxArgs(1),
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 1 {
-			if data, ok := hwconfig.BuiltinYAML(args[0]); ok && isBuiltinName(args[0]) {
+			if data, ok := profiles.YAML(args[0]); ok && isBuiltinName(args[0]) {
 				_, err := a.stdout.Write(data)
 				return err
 			}
-			prof, err := a.loadProfile(args[0])
+			prof, ignored, err := a.readProfile(args[0])
 			if err != nil {
 				return err
+			}
+			for _, g := range ignored {
+				fmt.Fprintf(a.stderr, "hieropt: warning: %s: %s\n", hw.DocName(args[0]), g)
 			}
 			fmt.Fprintf(a.stdout, "%s: valid profile %q (%s)\n", args[0], prof.Name, hw.Units(prof.TimeUnit))
 			a.listLevels(prof.Name, prof.TimeUnit, prof.Levels)
 			return nil
 		}
-		for _, n := range hwconfig.Names() {
-			prof, err := hwconfig.Builtin(n)
+		for _, n := range profiles.Names() {
+			prof, err := profiles.Get(n)
 			if err != nil {
 				return internalErrorf("built-in profile %s: %v", n, err)
 			}

@@ -20,10 +20,10 @@ import (
 
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/sweep"
 	"github.com/hieropt/hieropt/workload"
@@ -325,7 +325,7 @@ func (a *app) sweep(o *sweepOptions) error {
 		return err
 	}
 	if len(o.HW) == 0 {
-		o.HW = hwconfig.Names()
+		o.HW = profiles.Names()
 	}
 	var profiles []*hw.Profile
 	for _, h := range o.HW {

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hieropt/hieropt/calibrate"
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/inputerr"
 )
@@ -95,7 +94,7 @@ func (a *app) tune(o *tuneOptions, file string) error {
 	if err := calibrate.WriteProfile(&buf, p); err != nil {
 		return internalErrorf("formatting the profile: %v", err)
 	}
-	if _, err := hwconfig.Parse(o.Output, buf.Bytes()); err != nil {
+	if _, err := hw.Parse(o.Output, buf.Bytes()); err != nil {
 		return internalErrorf("the fitted profile is invalid: %v", err)
 	}
 	table := a.stdout

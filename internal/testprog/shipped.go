@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -26,8 +26,8 @@ func ShippedPairs(t testing.TB, root string) []*state.Problem {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, h := range hwconfig.Names() {
-			prof, err := hwconfig.Builtin(h)
+		for _, h := range profiles.Names() {
+			prof, err := profiles.Get(h)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package hwconfig_test
+package hw_test
 
 import (
 	"strings"
@@ -6,8 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	hwconfig "github.com/hieropt/hieropt/configs/hw"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/profiles"
 )
 
 // FuzzParse checks that Parse never panics, that every failure is an input
@@ -16,21 +17,27 @@ import (
 // the built-in profiles (below) and testdata/fuzz/FuzzParse, which holds
 // the bad profiles of testdata/bad/hw.
 func FuzzParse(f *testing.F) {
-	for _, n := range hwconfig.Names() {
-		data, ok := hwconfig.BuiltinYAML(n)
+	for _, n := range profiles.Names() {
+		data, ok := profiles.YAML(n)
 		require.True(f, ok)
 		f.Add(data)
 	}
 	f.Add([]byte(twoLevels))
+	f.Add([]byte(base + "vendor: {part: x}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := hwconfig.Parse("fuzz.yaml", data)
+		p, ignored, err := hw.ParseIgnored("fuzz.yaml", data)
 		if err != nil {
 			require.Nil(t, p)
+			require.Nil(t, ignored)
 			require.True(t, inputerr.Is(err), "%T: %v", err, err)
 			require.NotContains(t, err.Error(), "\n")
 			require.True(t, strings.HasPrefix(err.Error(), `hardware profile "fuzz.yaml": `), err.Error())
 			return
 		}
 		require.NoError(t, p.Validate("fuzz.yaml"), "Parse returned a profile that breaks a rule")
+		for _, g := range ignored {
+			require.Positive(t, g.Line)
+			require.NotContains(t, g.String(), "\n")
+		}
 	})
 }
