@@ -210,8 +210,8 @@ func (m *mapping) link(key string) (Link, error) {
 type mapping struct {
 	d    *decoder
 	node *yaml.Node
-	item string // the level, "" at the top
-	path string // the parent key and a dot inside in and out ("in."), else ""
+	item string                // the level, "" at the top
+	path string                // the parent key and a dot inside in and out ("in."), else ""
 	vals map[string]*yaml.Node // as written: an alias is resolved by get
 }
 

@@ -189,7 +189,9 @@ func TestParseBad(t *testing.T) {
 		// come from the context mark, and can be a line early).
 		{"broken YAML: tab", func(t *testing.T) string { return replace(t, base, "    alignment", "\talignment") },
 			doc + `: invalid YAML: line 7: found a tab character that violates indentation`},
-		{"duplicate key", func(t *testing.T) string { return replace(t, base, "alignment: 16", "alignment: 16\n    alignment: 32") },
+		{"duplicate key", func(t *testing.T) string {
+			return replace(t, base, "alignment: 16", "alignment: 16\n    alignment: 32")
+		},
 			doc + `: invalid YAML: line 9: mapping key "alignment" already defined at line 8`},
 		{"duplicate key where it is ignored", func(*testing.T) string { return base + "vendor: {a: 1, a: 2}\n" },
 			doc + `: invalid YAML: line 11: mapping key "a" already defined at line 11`},
@@ -249,7 +251,9 @@ func TestParseBad(t *testing.T) {
 			doc + `: level "SRAM": line 7: field "capacity": integer 1e+20 does not fit in 64 bits`},
 		{"capacity 2^63", func(t *testing.T) string { return replace(t, base, "capacity: 4096", "capacity: 9223372036854775808") },
 			doc + `: level "SRAM": line 7: field "capacity": integer 9223372036854775808 does not fit in 64 bits`},
-		{"capacity 2^60 as a float", func(t *testing.T) string { return replace(t, base, "capacity: 4096", "capacity: 1152921504606846976.0") },
+		{"capacity 2^60 as a float", func(t *testing.T) string {
+			return replace(t, base, "capacity: 4096", "capacity: 1152921504606846976.0")
+		},
 			doc + `: level "SRAM": line 7: field "capacity": integer 1.152921504606847e+18 is too large to be exact; write it without a fraction or exponent`},
 		{"capacity .inf", func(t *testing.T) string { return replace(t, base, "capacity: 4096", "capacity: .inf") },
 			doc + `: level "SRAM": line 7: field "capacity": want an integer, got +Inf`},
@@ -277,7 +281,9 @@ func TestParseBad(t *testing.T) {
 			doc + `: level "DRAM": out.latency -100: must be > 0`},
 		{"latency a word", func(t *testing.T) string { return replace(t, base, "out: {latency: 8,", "out: {latency: fast,") },
 			doc + `: level "SRAM": line 10: field "out.latency": want a number, got string "fast"`},
-		{"bandwidth a boolean", func(t *testing.T) string { return replace(t, base, "bandwidth: 32}\n    out", "bandwidth: true}\n    out") },
+		{"bandwidth a boolean", func(t *testing.T) string {
+			return replace(t, base, "bandwidth: 32}\n    out", "bandwidth: true}\n    out")
+		},
 			doc + `: level "SRAM": line 9: field "in.bandwidth": want a number, got a boolean`},
 		{"missing in", func(t *testing.T) string { return replace(t, base, "    in:  {latency: 8, bandwidth: 32}\n", "") },
 			doc + `: level "SRAM": line 6: missing required field "in"`},
