@@ -44,6 +44,9 @@ type Base struct {
 	// copies end in issue order.
 	chSeq  []int32 // indexes into copies, channel by channel, each in issue order
 	lo, hi []int32
+	// lastEnd[t] is max(R, the latest end in flight): a summary of the
+	// in-flight ends that Reprice compares before comparing them all.
+	lastEnd []float64
 }
 
 // NewBase validates and simulates p, keeping its checkpoints. It copies p,
@@ -129,6 +132,15 @@ func NewBase(p *Program) (*Base, error) {
 				lo[j]++
 			}
 			b.lo[t*nc+j], b.hi[t*nc+j] = lo[j], hi[j]
+		}
+	}
+	b.lastEnd = make([]float64, n+1)
+	for t := range b.lastEnd {
+		b.lastEnd[t] = b.r[t]
+		for j := range nc {
+			for _, k := range b.chSeq[b.lo[t*nc+j]:b.hi[t*nc+j]] {
+				b.lastEnd[t] = max(b.lastEnd[t], b.end[k])
+			}
 		}
 	}
 	return b, nil
@@ -347,13 +359,14 @@ func (b *Base) Reprice(ch *Change, s *Scratch) float64 {
 		}
 		r = T + max(comp, mem)
 		adds++
-		live := s.live[:0]
+		live, last := s.live[:0], r
 		for _, l := range s.live {
 			if l.end > r {
 				live = append(live, l)
+				last = max(last, l.end)
 			}
 		}
-		s.live = live
+		s.live, s.last = live, last
 		s.Steps++
 		t++
 	}
@@ -374,6 +387,7 @@ func (b *Base) restore(t int, delta float64, s *Scratch) float64 {
 			s.live = append(s.live, pending{b.copies[k].At, b.end[k] + delta})
 		}
 	}
+	s.last = b.lastEnd[t] + delta
 	return b.r[t] + delta
 }
 
@@ -403,7 +417,10 @@ func (b *Base) rejoins(t int, r float64, adds int, s *Scratch) (delta float64, o
 	}
 
 	// Pending ends: per At, the latest end in flight as an offset from
-	// R; an At with nothing in flight has offset 0.
+	// R; an At with nothing in flight has offset 0. First their maximum.
+	if math.Abs((s.last-r)-(b.lastEnd[t]-rb)) > tol {
+		return 0, false
+	}
 	g := s.nextSeen()
 	for j := range nc {
 		for _, k := range b.chSeq[b.lo[t*nc+j]:b.hi[t*nc+j]] {

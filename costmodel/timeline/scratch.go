@@ -17,6 +17,7 @@ type Scratch struct {
 	added []Copy
 	dirty []int
 	live  []pending
+	last  float64 // max(R, the latest end in live)
 	offs  []float64
 	// Stamps: rm[k] == rmGen marks base copy k removed; seenB[a] == gen
 	// and seenN[a] == gen say valB[a] and valN[a] hold a value in the

@@ -1,0 +1,105 @@
+package timeline
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// deepPrefetch is the hard case for Reprice: every copy issued 16 to 64
+// ops ahead, the channels busy about 90% of the time, so that few ops
+// stall and a change of an op's time moves R but not the copies in flight.
+var deepPrefetch = regime{name: "deep-prefetch", compute: 5, memory: 5, copy: 24, copiesPerOp: 0.5, maxWindow: 64}
+
+// benchProgram is n ops in the regime with 0.5 copies per op on two
+// channels, copies in issue order.
+func benchProgram(n int, rg regime) *Program {
+	rng := rand.New(rand.NewPCG(uint64(n), 99))
+	p := &Program{Compute: make([]float64, n), Memory: make([]float64, n), Channels: 2}
+	for t := range n {
+		p.Compute[t] = randomTime(rng, rg.compute, false)
+		p.Memory[t] = randomTime(rng, rg.memory, false)
+	}
+	for k := range n / 2 {
+		c := randomCopy(rng, n, rg, int64(k))
+		if rg.name == deepPrefetch.name {
+			c.Start = max(0, c.At-16-rng.IntN(49))
+		}
+		p.Copies = append(p.Copies, c)
+	}
+	p.SortCopies()
+	return p
+}
+
+func BenchmarkSimulate(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		p := benchProgram(n, computeBound)
+		b.Run(fmt.Sprintf("ops=%d", n), func(b *testing.B) {
+			var s Scratch
+			for b.Loop() {
+				s.Simulate(p)
+			}
+		})
+	}
+}
+
+func BenchmarkNewBase(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		p := benchProgram(n, computeBound)
+		b.Run(fmt.Sprintf("ops=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := NewBase(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReprice prices changes at random positions: one op's memory
+// time, or one copy moved to another start before the same op (a
+// prefetch). It reports the mean ops simulated per call (steps/op) and the
+// most in one call (max-steps).
+func BenchmarkReprice(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		for _, rg := range []regime{computeBound, memoryBound, dmaBound, deepPrefetch} {
+			p := benchProgram(n, rg)
+			base, err := NewBase(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(7, 7))
+			for _, kind := range []string{"op", "move"} {
+				changes := make([]*Change, 4096)
+				for i := range changes {
+					ch := &Change{}
+					if kind == "op" {
+						t := rng.IntN(n)
+						ch.Ops = []OpChange{{T: t, Compute: p.Compute[t], Memory: randomTime(rng, rg.memory, false)}}
+					} else {
+						k := rng.IntN(len(p.Copies))
+						c := p.Copies[k]
+						for s := c.Start; s == c.Start && c.At > 0; {
+							c.Start = max(0, c.At-rng.IntN(9))
+						}
+						ch.Removed, ch.Added = []int{k}, []Copy{c}
+					}
+					changes[i] = ch
+				}
+				b.Run(fmt.Sprintf("ops=%d/%s/%s", n, rg.name, kind), func(b *testing.B) {
+					var s Scratch
+					most := int64(0)
+					i := 0
+					for b.Loop() {
+						st := s.Steps
+						base.Reprice(changes[i%len(changes)], &s)
+						most = max(most, s.Steps-st)
+						i++
+					}
+					b.ReportMetric(float64(s.Steps)/float64(s.Calls), "steps/op")
+					b.ReportMetric(float64(most), "max-steps")
+				})
+			}
+		}
+	}
+}
