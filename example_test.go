@@ -8,6 +8,7 @@ import (
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/workload"
+	"github.com/hieropt/hieropt/workloads"
 )
 
 // A compiler builds the program in code, plans it and reads the
@@ -56,7 +57,7 @@ func Example() {
 
 // The plan document is what `hieropt optimize -o` writes.
 func ExampleResult_Plan() {
-	prog, err := workload.Parse("seed000-example", mustExample("seed000-example"))
+	prog, err := workloads.Get("seed000-example")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -92,12 +93,4 @@ func ExampleResult_Plan() {
 	//   ],
 	//   "transfers": []
 	// }
-}
-
-func mustExample(name string) []byte {
-	data, ok := hieropt.ExampleWorkload(name)
-	if !ok {
-		panic(name)
-	}
-	return data
 }

@@ -17,7 +17,7 @@ func u55Problems(b *testing.B) []*state.Problem {
 	if err != nil {
 		b.Fatal(err)
 	}
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "workloads", "*.json"))
+	files, err := filepath.Glob(filepath.Join("..", "workloads", "*.json"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -833,7 +833,7 @@ func TestKindNames(t *testing.T) {
 //
 // and every block stays in FAST.
 func TestSeed000MoveKeepsEverythingFast(t *testing.T) {
-	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "seed000-example.json"))
+	prog, err := workload.ReadFile(filepath.Join("..", "workloads", "seed000-example.json"))
 	require.NoError(t, err)
 	prof := testprog.Profile("two-level-5k",
 		testprog.Level{Name: "FAST", Capacity: 5120, Align: 1, Latency: 2, Bandwidth: 8},

@@ -305,7 +305,7 @@ func TestFreeingMergesNeighbours(t *testing.T) {
 //	t5 op1, op3 freed: gaps [0,2048), [3072,8192); op5 4096 fits only the
 //	   second; op4 (5) vs edge (never): right                    -> [4096,8192)
 func TestSeed000OneLevel(t *testing.T) {
-	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "seed000-example.json"))
+	prog, err := workload.ReadFile(filepath.Join("..", "workloads", "seed000-example.json"))
 	require.NoError(t, err)
 	p := testprog.Bind(prog, testprog.Profile("one", testprog.Level{Name: "MEM", Capacity: 8192, Align: 1, Latency: 1, Bandwidth: 1}))
 	lay := state.NewLayout(p.Blocks())
@@ -344,7 +344,7 @@ func TestInfeasible(t *testing.T) {
 func TestRunFromAnyTimestep(t *testing.T) {
 	prof, err := profiles.Get("ethos-u55")
 	require.NoError(t, err)
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "workloads", "*.json"))
+	files, err := filepath.Glob(filepath.Join("..", "workloads", "*.json"))
 	require.NoError(t, err)
 	for _, f := range files {
 		prog, err := workload.ReadFile(f)

@@ -19,7 +19,7 @@ import (
 
 func seed000Intervals(t *testing.T) []arena.Interval {
 	t.Helper()
-	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "seed000-example.json"))
+	prog, err := workload.ReadFile(filepath.Join("..", "workloads", "seed000-example.json"))
 	require.NoError(t, err)
 	var iv []arena.Interval
 	for _, b := range prog.Blocks {
@@ -74,7 +74,7 @@ func TestPackReachesTheOptimum(t *testing.T) {
 	assert.Equal(t, int64(124), arena.Peak(tfl, off))
 	assert.Equal(t, int64(124), arena.MaxLive(tfl))
 
-	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "seed000-example.json"))
+	prog, err := workload.ReadFile(filepath.Join("..", "workloads", "seed000-example.json"))
 	require.NoError(t, err)
 	prof, err := profiles.Load(filepath.Join("..", "testdata", "hw", "two-level-5k.yaml"))
 	require.NoError(t, err)
@@ -90,7 +90,7 @@ func TestPackReachesTheOptimum(t *testing.T) {
 // TestPackDeterministic: the pack planner's arena does not depend on the
 // machine (a node budget, not a deadline).
 func TestPackDeterministic(t *testing.T) {
-	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "mobilenet_v2-int8.json"))
+	prog, err := workload.ReadFile(filepath.Join("..", "workloads", "mobilenet_v2-int8.json"))
 	require.NoError(t, err)
 	prof, err := profiles.Get("ethos-u55")
 	require.NoError(t, err)

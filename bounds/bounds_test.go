@@ -26,7 +26,7 @@ import (
 // can stay fast, so the bound is the all-fast cost, which the search
 // reaches: 13 accesses at 2 + d/8 over 26624 bytes = 26 + 3328 = 3354.
 func TestExactOnSeed000(t *testing.T) {
-	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "seed000-example.json"))
+	prog, err := workload.ReadFile(filepath.Join("..", "workloads", "seed000-example.json"))
 	require.NoError(t, err)
 	prof, err := profiles.Load(filepath.Join("..", "testdata", "hw", "two-level-5k.yaml"))
 	require.NoError(t, err)

@@ -85,7 +85,7 @@ func TestPeakBytesCountsReusedSpaceOnce(t *testing.T) {
 }
 
 func TestChargesSumToBlockCost(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "workloads", "*.json"))
+	files, err := filepath.Glob(filepath.Join("..", "workloads", "*.json"))
 	require.NoError(t, err)
 	for _, name := range profiles.Names() {
 		prof, err := profiles.Get(name)

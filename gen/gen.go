@@ -2,7 +2,7 @@
 // ("hieropt.workload/v1", FORMATS.md section 1) of any length, for scaling
 // benchmarks of the planner.
 //
-// The programs follow the tracing rules of testdata/workloads/README.md, so
+// The programs follow the tracing rules of workloads/README.md, so
 // that they look like the traced networks, only longer:
 //
 //   - CNN stages are ResNet-50-style bottleneck blocks (conv1x1 -> bn -> relu
@@ -523,7 +523,7 @@ func (b *builder) program(o Options) *workload.Program {
 		Name: o.Name,
 		Source: fmt.Sprintf("synthetic %s workload from hieropt/gen (seed %d, %d byte(s)/element): "+
 			"ResNet-50-style bottleneck stages (im2col scratch per conv > 1x1) and/or GPT-2-small-style "+
-			"pre-LN blocks (sequence %d, width %d), blocks made by the tracing rules of testdata/workloads/README.md",
+			"pre-LN blocks (sequence %d, width %d), blocks made by the tracing rules of workloads/README.md",
 			o.Mix, o.Seed, o.DType, seqLen, width),
 		Ops:    make([]workload.Op, T),
 		Blocks: make([]workload.Block, 0, nBlocks),

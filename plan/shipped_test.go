@@ -34,7 +34,7 @@ type shipped struct {
 // the reason.
 func loadShipped(t testing.TB) (ok []shipped, skip []string) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "workloads", "*.json"))
+	files, err := filepath.Glob(filepath.Join("..", "workloads", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {
@@ -238,7 +238,7 @@ func collide(t testing.TB, p *state.Problem, pl *plan.Plan, rng *rand.Rand) (bad
 // BenchmarkValidate validates the initializer's plan of resnet50-int8 on
 // ethos-u55 (the initializer's run inside Validate, for rule 6, included).
 func BenchmarkValidate(b *testing.B) {
-	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "resnet50-int8.json"))
+	prog, err := workload.ReadFile(filepath.Join("..", "workloads", "resnet50-int8.json"))
 	require.NoError(b, err)
 	prof, err := profiles.Get("ethos-u55")
 	require.NoError(b, err)

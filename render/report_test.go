@@ -40,7 +40,7 @@ func rtProblem(t testing.TB, prog *workload.Program, hwArg string) *state.Proble
 
 func rtShipped(t testing.TB, name string) *workload.Program {
 	t.Helper()
-	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", name+".json"))
+	prog, err := workload.ReadFile(filepath.Join("..", "workloads", name+".json"))
 	require.NoError(t, err)
 	return prog
 }

@@ -38,7 +38,7 @@ func problem(t testing.TB, prog *workload.Program, hwArg string) *state.Problem 
 
 func shipped(t testing.TB, name string) *workload.Program {
 	t.Helper()
-	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", name+".json"))
+	prog, err := workload.ReadFile(filepath.Join("..", "workloads", name+".json"))
 	require.NoError(t, err)
 	return prog
 }

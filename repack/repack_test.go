@@ -33,7 +33,7 @@ func bind(t *testing.T, workloadFile, hwArg string) *state.Problem {
 }
 
 func shipped(name string) string {
-	return filepath.Join("..", "testdata", "workloads", name+".json")
+	return filepath.Join("..", "workloads", name+".json")
 }
 
 // initial returns the initializer's layout of p, in the given order.

@@ -28,7 +28,7 @@ func benchProblem(b *testing.B, prog *workload.Program, hwName string) *state.Pr
 
 func shipped(b *testing.B, name string) *workload.Program {
 	b.Helper()
-	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", name+".json"))
+	prog, err := workload.ReadFile(filepath.Join("..", "workloads", name+".json"))
 	if err != nil {
 		b.Fatal(err)
 	}

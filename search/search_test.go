@@ -24,7 +24,7 @@ import (
 
 func load(t *testing.T, name, hwArg string) *state.Problem {
 	t.Helper()
-	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", name+".json"))
+	prog, err := workload.ReadFile(filepath.Join("..", "workloads", name+".json"))
 	require.NoError(t, err)
 	prof, err := profiles.Load(hwArg)
 	require.NoError(t, err)
@@ -225,7 +225,7 @@ func TestSettings(t *testing.T) {
 }
 
 func TestRunBindsAndChecks(t *testing.T) {
-	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "resnet50-fp32.json"))
+	prog, err := workload.ReadFile(filepath.Join("..", "workloads", "resnet50-fp32.json"))
 	require.NoError(t, err)
 	prof, err := profiles.Get("k210")
 	require.NoError(t, err)

@@ -293,7 +293,7 @@ func TestAutoShortPrograms(t *testing.T) {
 // shorter (the final timestep always ends a segment), and each cut that is
 // not forced by AutoMaxLen falls on a local minimum of the working set.
 func TestAutoOnShippedWorkloads(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "workloads", "*.json"))
+	files, err := filepath.Glob(filepath.Join("..", "workloads", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {

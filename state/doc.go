@@ -3,11 +3,15 @@
 //
 // # Problem
 //
-// A Problem binds a workload.Program to an hw.Profile. Blocks, timesteps and
-// levels are dense integer IDs (the block's index in the program, the op's
-// index, the level's index fastest first), so that everything downstream is
-// slices, never maps. The Problem precomputes each block's effective
-// alignment and footprint per level.
+// A Problem binds a workload.Program to an hw.Profile. Bind checks both
+// against their formats (they are plain data, and may come from code), so
+// that a broken document is an input error there, never a panic later.
+// Blocks, timesteps and levels are dense integer IDs (the block's index in
+// the program, the op's index, the level's index fastest first), so that
+// everything downstream is slices, never maps. The Problem precomputes each
+// block's effective alignment and footprint per level, and the per-timestep
+// indexes the planners read: the blocks created, dying and accessed at each
+// timestep (Created, Dying, Accessed), and blocks by name (BlockID).
 //
 // # Layout
 //

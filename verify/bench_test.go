@@ -25,7 +25,7 @@ import (
 // 100,000 ops on h100-sm (the initializer's plan, in workload order;
 // -short: 10,000 only).
 func BenchmarkCheck(b *testing.B) {
-	prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", "resnet50-int8.json"))
+	prog, err := workload.ReadFile(filepath.Join("..", "workloads", "resnet50-int8.json"))
 	require.NoError(b, err)
 	prof, err := profiles.Get("ethos-u55")
 	require.NoError(b, err)

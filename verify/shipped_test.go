@@ -170,7 +170,7 @@ func TestGoldenPlans(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			pl, err := plan.ReadFile(f)
 			require.NoError(t, err)
-			prog, err := workload.ReadFile(filepath.Join("..", "testdata", "workloads", pl.Workload+".json"))
+			prog, err := workload.ReadFile(filepath.Join("..", "workloads", pl.Workload+".json"))
 			require.NoError(t, err)
 			prof, err := profiles.Get(pl.Hardware)
 			if err != nil {

@@ -330,7 +330,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(block(`"size": 16, "kind": "output", "first": 0, "last": 2, "writes": [0], "reads": [1, 2], "align": 8, "level": "L"`)))
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`{"format": "hieropt.workload/v1"`))
-	for _, path := range []string{"../testdata/workloads/seed000-example.json"} {
+	for _, path := range []string{"../workloads/seed000-example.json"} {
 		data, err := os.ReadFile(path)
 		require.NoError(f, err)
 		f.Add(data)

@@ -18,7 +18,7 @@ import (
 
 // workloadsDir holds the benchmark workloads traced from real networks and
 // the README whose table was computed by the (independent) tracer.
-const workloadsDir = "../testdata/workloads"
+const workloadsDir = "../workloads"
 
 // shippedFiles returns the paths of every shipped workload, sorted.
 func shippedFiles(t *testing.T) []string {
@@ -38,7 +38,7 @@ func readFile(t *testing.T, path string) *workload.Program {
 	return p
 }
 
-// readmeRow is one row of the table in testdata/workloads/README.md.
+// readmeRow is one row of the table in workloads/README.md.
 type readmeRow struct {
 	ops, blocks                      int
 	total, maxLive, inPlace, noConst int64

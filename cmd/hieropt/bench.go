@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
@@ -25,6 +24,7 @@ import (
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
+	"github.com/hieropt/hieropt/workloads"
 )
 
 type benchOptions struct {
@@ -110,7 +110,7 @@ under N.`,
 			return usageErrorf("--copies compares with one core: give --cores 1,N")
 		}
 		if len(o.Workloads) == 0 && len(o.Gen) == 0 {
-			o.Workloads = hieropt.ExampleWorkloads()
+			o.Workloads = workloads.Names()
 		}
 		if len(o.HW) == 0 {
 			o.HW = profiles.Names()

@@ -77,7 +77,7 @@ func TestBoundsCommand(t *testing.T) {
 // TestPipeAndJSON: a compiler writes the workload to hieropt's stdin and
 // reads the plan from its stdout; summaries and errors can be JSON.
 func TestPipeAndJSON(t *testing.T) {
-	data, err := os.ReadFile(repo("testdata", "workloads", "squeezenet1_1-int8.json"))
+	data, err := os.ReadFile(repo("workloads", "squeezenet1_1-int8.json"))
 	require.NoError(t, err)
 	r := runCLI(t, string(data), "optimize", "--workload", "-", "--hw", "ethos-u55", "-o", "-", "--format", "json")
 	require.Equal(t, exitOK, r.code, r.stderr)
@@ -113,14 +113,14 @@ func TestPipeAndJSON(t *testing.T) {
 func TestMaxMemory(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "p.json")
 	// resnet50-int8's JSON is about 72 KB: reading it needs ~720 KB.
-	r := runCLI(t, "", "optimize", "--workload", repo("testdata", "workloads", "resnet50-int8.json"), "--hw", "ethos-u55", "--max-memory", "100K", "-o", out)
+	r := runCLI(t, "", "optimize", "--workload", repo("workloads", "resnet50-int8.json"), "--hw", "ethos-u55", "--max-memory", "100K", "-o", out)
 	assert.Equal(t, exitInput, r.code)
 	assert.Regexp(t, `^hieropt: workload ".*resnet50-int8.json": 72217 bytes to read would need about 705.2 KiB of memory, more than --max-memory \(100.0 KiB\)\n$`, r.stderr)
 	assert.NoFileExists(t, out)
 	// 1 MiB reads it, but its 459 blocks and 174 ops need ~850 KiB to plan.
-	r = runCLI(t, "", "optimize", "--workload", repo("testdata", "workloads", "resnet50-int8.json"), "--hw", "ethos-u55", "--max-memory", "800K", "-o", out)
+	r = runCLI(t, "", "optimize", "--workload", repo("workloads", "resnet50-int8.json"), "--hw", "ethos-u55", "--max-memory", "800K", "-o", out)
 	assert.Equal(t, exitInput, r.code, r.stderr)
-	data, err := os.ReadFile(repo("testdata", "workloads", "resnet50-int8.json"))
+	data, err := os.ReadFile(repo("workloads", "resnet50-int8.json"))
 	require.NoError(t, err)
 	t.Setenv("HIEROPT_MAX_MEMORY", "200K")
 	r = runCLI(t, string(data), "optimize", "--workload", "-", "--hw", "ethos-u55", "-o", out)

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/workload"
+	"github.com/hieropt/hieropt/workloads"
 )
 
 type inspectOptions struct {
@@ -99,7 +99,7 @@ func (a *app) inspect(o *inspectOptions) error {
 func (a *app) listWorkloads() error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\tops\tblocks\ttotal\tmax-live\tin-place\tw/o const\tlargest\tGMACs\t")
-	for _, n := range hieropt.ExampleWorkloads() {
+	for _, n := range workloads.Names() {
 		prog, _, err := a.loadWorkload(n)
 		if err != nil {
 			return internalErrorf("built-in workload %s: %v", n, err)

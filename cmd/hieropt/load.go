@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
+	"github.com/hieropt/hieropt/workloads"
 )
 
 // isBuiltinName reports whether arg looks like a built-in name rather than
@@ -22,11 +22,11 @@ func isBuiltinName(arg string) bool {
 	return !strings.ContainsAny(arg, `/\`) && filepath.Ext(arg) == ""
 }
 
-// loadWorkload reads a workload from a file, stdin ("-") or the built-in
-// examples.
+// loadWorkload reads a workload from a file, stdin ("-") or the built-ins
+// (package workloads).
 func (a *app) loadWorkload(arg string) (*workload.Program, string, error) {
 	if arg == "" {
-		return nil, "", usageErrorf("--workload is required (a file, - for stdin, or a built-in: %s)", strings.Join(hieropt.ExampleWorkloads(), ", "))
+		return nil, "", usageErrorf("--workload is required (a file, - for stdin, or a built-in: %s)", strings.Join(workloads.Names(), ", "))
 	}
 	if arg == "-" {
 		data, err := a.readStdin(workload.DocName("-"))
@@ -55,11 +55,11 @@ func (a *app) loadWorkload(arg string) (*workload.Program, string, error) {
 		return p, workload.DocName(arg), err
 	}
 	if errors.Is(err, fs.ErrNotExist) && isBuiltinName(arg) {
-		if data, ok := hieropt.ExampleWorkload(arg); ok {
-			p, err := workload.Parse("builtin:"+arg, data)
+		if _, ok := workloads.JSON(arg); ok {
+			p, err := workloads.Get(arg)
 			return p, workload.DocName("builtin:" + arg), err
 		}
-		return nil, "", inputerr.New(workload.DocName(arg), "", "no such file and no built-in workload of that name (built-ins: %s)", strings.Join(hieropt.ExampleWorkloads(), ", "))
+		return nil, "", inputerr.New(workload.DocName(arg), "", "no such file and no built-in workload of that name (built-ins: %s)", strings.Join(workloads.Names(), ", "))
 	}
 	return nil, "", &inputerr.Error{Doc: workload.DocName(arg), Rule: "cannot read: " + errorText(err), Err: err}
 }

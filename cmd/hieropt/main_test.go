@@ -15,12 +15,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
+	"github.com/hieropt/hieropt/workloads"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -64,7 +64,7 @@ func verifyPlan(t *testing.T, workloadArg, hwArg, planFile string) *plan.Result 
 func TestOptimizeEveryWorkloadAndProfile(t *testing.T) {
 	dir := t.TempDir()
 	planned := 0
-	for _, w := range hieropt.ExampleWorkloads() {
+	for _, w := range workloads.Names() {
 		for _, h := range profiles.Names() {
 			out := filepath.Join(dir, w+"."+h+".json")
 			r := runCLI(t, "", "optimize", "--workload", w, "--hw", h, "--no-search", "-o", out)
@@ -383,7 +383,7 @@ func TestProfilesAndInspect(t *testing.T) {
 	assert.Contains(t, i.stdout, "largest block   layer4.0.conv2.weight (2359296 B")
 	l := runCLI(t, "", "inspect", "--list")
 	require.Equal(t, exitOK, l.code)
-	assert.Equal(t, len(hieropt.ExampleWorkloads())+1, strings.Count(l.stdout, "\n"))
+	assert.Equal(t, len(workloads.Names())+1, strings.Count(l.stdout, "\n"))
 	f := runCLI(t, "", "inspect", "--workload", "resnet50-fp32", "--hw", "k210")
 	assert.Equal(t, exitFailed, f.code)
 	assert.Contains(t, f.stdout, "\nfits            k210: no: workload \"resnet50-fp32\" cannot fit hardware profile \"k210\": ")
@@ -439,11 +439,11 @@ levels:
 }
 
 // TestBuiltinWorkloadsAreTheShippedFiles guards the embedding: the built-in
-// workloads are exactly testdata/workloads.
+// workloads are exactly the files of workloads/.
 func TestBuiltinWorkloadsAreTheShippedFiles(t *testing.T) {
-	files, err := filepath.Glob(repo("testdata", "workloads", "*.json"))
+	files, err := filepath.Glob(repo("workloads", "*.json"))
 	require.NoError(t, err)
-	require.Len(t, hieropt.ExampleWorkloads(), len(files))
+	require.Len(t, workloads.Names(), len(files))
 	for _, f := range files {
 		prog, err := workload.ReadFile(f)
 		require.NoError(t, err)

@@ -17,7 +17,7 @@ import (
 // not for a small workload. The large workload here is seed000-example
 // padded with 9 MiB of JSON whitespace.
 func TestLoadingNote(t *testing.T) {
-	data, err := os.ReadFile(repo("testdata", "workloads", "seed000-example.json"))
+	data, err := os.ReadFile(repo("workloads", "seed000-example.json"))
 	require.NoError(t, err)
 	big := string(data) + strings.Repeat(" ", 9<<20)
 	file := filepath.Join(t.TempDir(), "big.json")
@@ -50,7 +50,7 @@ func TestLoadingNote(t *testing.T) {
 	assert.Empty(t, r.stderr)
 	t.Setenv("HIEROPT_QUIET", "")
 
-	r = runCLI(t, "", "inspect", "--workload", repo("testdata", "workloads", "seed000-example.json"))
+	r = runCLI(t, "", "inspect", "--workload", repo("workloads", "seed000-example.json"))
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Empty(t, r.stderr)
 }

@@ -17,10 +17,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/importer/minimalloc"
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/pack"
+	builtin "github.com/hieropt/hieropt/workloads"
 )
 
 type packOptions struct {
@@ -242,7 +242,7 @@ func packWorkloads(o *packOptions) []string {
 	var workloads []string
 	for _, w := range o.Workload {
 		if w == "all" {
-			workloads = append(workloads, hieropt.ExampleWorkloads()...)
+			workloads = append(workloads, builtin.Names()...)
 		} else {
 			workloads = append(workloads, w)
 		}

@@ -18,7 +18,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
@@ -27,6 +26,7 @@ import (
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/sweep"
 	"github.com/hieropt/hieropt/workload"
+	"github.com/hieropt/hieropt/workloads"
 )
 
 type sweepOptions struct {
@@ -248,7 +248,7 @@ type sweepWorkload struct {
 // *.json files sorted by name.
 func (a *app) loadSweepWorkloads(args []string) ([]sweepWorkload, error) {
 	if len(args) == 0 {
-		args = hieropt.ExampleWorkloads()
+		args = workloads.Names()
 	}
 	var out []sweepWorkload
 	for _, arg := range args {

@@ -194,7 +194,7 @@ func TestSweepSettingsFromEnvironment(t *testing.T) {
 func TestSweepWorkloadDirectory(t *testing.T) {
 	dir := t.TempDir()
 	for _, n := range []string{"seed000-example", "squeezenet1_1-int8"} {
-		data, err := os.ReadFile(repo("testdata", "workloads", n+".json"))
+		data, err := os.ReadFile(repo("workloads", n+".json"))
 		require.NoError(t, err)
 		// Written in the reverse of name order: the directory is sorted.
 		require.NoError(t, os.WriteFile(filepath.Join(dir, map[string]string{"seed000-example": "b.json", "squeezenet1_1-int8": "a.json"}[n]), data, 0o644))

@@ -142,7 +142,7 @@ func TestExport(t *testing.T) {
 // packed as one arena, reach a peak within 2% of their max-live (issue 5's
 // target; today every one reaches it exactly), and the packing is checked.
 func TestShippedWorkloadsPackNearMaxLive(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/workloads/*.json")
+	files, err := filepath.Glob("../../workloads/*.json")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {
