@@ -78,6 +78,26 @@ func luby(i int) int64 {
 	}
 }
 
+// solver is one Solve in progress.
+type solver struct {
+	p   *Problem
+	o   *Options
+	ctx context.Context
+	sol *Solution
+	// limitCap is the capacity a packing must fit: the problem's, or with
+	// Minimize and no capacity, none (inf).
+	limitCap int64
+	// phase is the phase running, since mark (see next).
+	phase Phase
+	mark  time.Time
+	// in is the index of the problem and lb its lower bound (max-live),
+	// once the index phase has built them.
+	in *inst
+	lb int64
+	// budget is the node budget of Minimize's next probe.
+	budget int64
+}
+
 // Solve packs the buffers: it finds offsets such that no two buffers alive at
 // the same time overlap in memory and every buffer ends within the capacity
 // (or, with Minimize, the peak is as small as it can prove). The error is
@@ -90,199 +110,244 @@ func Solve(p *Problem, o *Options) (*Solution, error) {
 	if o == nil {
 		o = &Options{}
 	}
-	ctx := o.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	deadline := o.Deadline
-	n := len(p.Buffers)
-	sol := &Solution{Offsets: make([]int64, n)}
 	if o.NodeLimit < 0 {
 		return nil, fmt.Errorf("pack: node limit %d is negative", o.NodeLimit)
 	}
-	// The phases are timed back to back, so that they add up to the total.
-	phase, mark := PhaseFirst, start
-	next := func(ph Phase) {
-		now := time.Now()
-		d := now.Sub(mark)
-		switch phase {
-		case PhaseFirst:
-			sol.Stats.Phases.First += d
-		case PhaseIndex:
-			sol.Stats.Phases.Index += d
-		case PhaseGreedy:
-			sol.Stats.Phases.Greedy += d
-		case PhaseSearch:
-			sol.Stats.Phases.Search += d
-		}
-		phase, mark = ph, now
+	s := &solver{p: p, o: o, ctx: o.Ctx, sol: &Solution{Offsets: make([]int64, len(p.Buffers))},
+		limitCap: p.Capacity, phase: PhaseFirst, mark: start}
+	if s.ctx == nil {
+		s.ctx = context.Background()
 	}
-	defer func() {
-		next(PhaseNone)
-		ph := sol.Stats.Phases
-		sol.Stats.Time = ph.First + ph.Index + ph.Greedy + ph.Search
-	}()
-	// stop reports whether the deadline or the context ended Solve, and
-	// records the phase it cut; once it has said so it always does.
-	stop := func() bool {
-		if sol.Stats.Cut != PhaseNone {
-			return true
-		}
-		if (o.stopHook != nil && o.stopHook(phase)) ||
-			(!deadline.IsZero() && time.Now().After(deadline)) || ctx.Err() != nil {
-			sol.Stats.Cut = phase
-			return true
-		}
-		return false
+	if o.Minimize && s.limitCap == 0 {
+		s.limitCap = inf
 	}
-	// nodesLeft is the node budget left under Options.NodeLimit. A probe
-	// whose budget it cuts ends exactUnknown; outOfNodes then says that no
-	// probe may follow.
-	nodesLeft := func() int64 {
-		if o.NodeLimit == 0 {
-			return math.MaxInt64
-		}
-		return o.NodeLimit - sol.Stats.Nodes
-	}
-	outOfNodes := func() bool { return o.NodeLimit > 0 && sol.Stats.Nodes >= o.NodeLimit }
-	if n == 0 {
+	defer s.endPhases()
+	sol := s.sol
+	if len(p.Buffers) == 0 {
 		sol.Solved, sol.Optimal = true, true
 		return sol, nil
 	}
-	limitCap := p.Capacity
-	if o.Minimize && limitCap == 0 {
-		limitCap = inf
+	if s.heuristics() {
+		return sol, nil
 	}
+	if s.lb > s.limitCap {
+		return sol, nil // no packing can fit
+	}
+	sol.Stats.Exact = true
+	if !sol.Solved && !s.firstFit() {
+		return sol, nil
+	}
+	s.minimize()
+	return sol, nil
+}
+
+// next ends the phase running and starts ph. The phases are timed back to
+// back, so that they add up to the total.
+func (s *solver) next(ph Phase) {
+	now := time.Now()
+	d := now.Sub(s.mark)
+	switch s.phase {
+	case PhaseFirst:
+		s.sol.Stats.Phases.First += d
+	case PhaseIndex:
+		s.sol.Stats.Phases.Index += d
+	case PhaseGreedy:
+		s.sol.Stats.Phases.Greedy += d
+	case PhaseSearch:
+		s.sol.Stats.Phases.Search += d
+	}
+	s.phase, s.mark = ph, now
+}
+
+// endPhases ends the last phase and sums the phases' times.
+func (s *solver) endPhases() {
+	s.next(PhaseNone)
+	ph := s.sol.Stats.Phases
+	s.sol.Stats.Time = ph.First + ph.Index + ph.Greedy + ph.Search
+}
+
+// stop reports whether the deadline or the context ended Solve, and
+// records the phase it cut; once it has said so it always does.
+func (s *solver) stop() bool {
+	if s.sol.Stats.Cut != PhaseNone {
+		return true
+	}
+	if (s.o.stopHook != nil && s.o.stopHook(s.phase)) ||
+		(!s.o.Deadline.IsZero() && time.Now().After(s.o.Deadline)) || s.ctx.Err() != nil {
+		s.sol.Stats.Cut = s.phase
+		return true
+	}
+	return false
+}
+
+// nodesLeft is the node budget left under Options.NodeLimit. A probe
+// whose budget it cuts ends exactUnknown; outOfNodes then says that no
+// probe may follow.
+func (s *solver) nodesLeft() int64 {
+	if s.o.NodeLimit == 0 {
+		return math.MaxInt64
+	}
+	return s.o.NodeLimit - s.sol.Stats.Nodes
+}
+
+func (s *solver) outOfNodes() bool {
+	return s.o.NodeLimit > 0 && s.sol.Stats.Nodes >= s.o.NodeLimit
+}
+
+// cutShort settles the best packing found when stop cut a phase before
+// the branch-and-bound, against the lower bound lb.
+func (s *solver) cutShort(lb int64) {
+	s.sol.Solved = s.sol.Peak <= s.limitCap
+	s.sol.Optimal = s.sol.Solved && s.sol.Peak == lb
+}
+
+// heuristics runs the phases before the branch-and-bound: the start-order
+// pass, the index and the greedy portfolio. It reports whether the
+// solution is final: a phase was cut short, or the best packing is all
+// that was asked for (a fit within the capacity, or a peak at the lower
+// bound).
+func (s *solver) heuristics() bool {
+	sol := s.sol
 	// First a packing, however early the deadline: the start-order pass
 	// needs no index (which costs as much as the buffers' sections). It is
 	// also the portfolio's start-order best-fit pass.
-	first, firstPeak, ok := startOrderPack(p, true, stop)
+	first, firstPeak, ok := startOrderPack(s.p, true, s.stop)
 	sol.Stats.Greedy = 1
 	sol.Offsets, sol.Peak = first, firstPeak
-	// cutShort returns the best packing found when stop cut a phase
-	// before the branch-and-bound.
-	cutShort := func(lb int64) (*Solution, error) {
-		sol.Solved = sol.Peak <= limitCap
-		sol.Optimal = sol.Solved && sol.Peak == lb
-		return sol, nil
-	}
 	if !ok {
-		return cutShort(MaxLive(p))
+		s.cutShort(MaxLive(s.p))
+		return true
 	}
-	next(PhaseIndex)
-	in := newInst(p, stop)
-	if in == nil {
-		return cutShort(MaxLive(p))
+	s.next(PhaseIndex)
+	if s.in = newInst(s.p, s.stop); s.in == nil {
+		s.cutShort(MaxLive(s.p))
+		return true
 	}
-	lb := in.maxLive
-	stopAt := limitCap
-	if o.Minimize {
-		stopAt = lb
+	s.lb = s.in.maxLive
+	stopAt := s.limitCap
+	if s.o.Minimize {
+		stopAt = s.lb
 	}
-	next(PhaseGreedy)
-	offs, peak, tried, cut := greedyPortfolio(in, p, first, firstPeak, stopAt, stop)
+	s.next(PhaseGreedy)
+	offs, peak, tried, cut := greedyPortfolio(s.in, s.p, first, firstPeak, stopAt, s.stop)
 	sol.Stats.Greedy += tried
 	if cut {
 		if peak >= 0 && peak <= firstPeak {
 			sol.Offsets, sol.Peak = offs, peak
 		}
-		return cutShort(lb)
+		s.cutShort(s.lb)
+		return true
 	}
-	next(PhaseSearch)
+	s.next(PhaseSearch)
 	sol.Offsets, sol.Peak = offs, peak
-	if peak <= limitCap {
+	if peak <= s.limitCap {
 		sol.Solved = true
-		sol.Optimal = peak == lb
-		if !o.Minimize || sol.Optimal {
-			return sol, nil
-		}
+		sol.Optimal = peak == s.lb
+		return !s.o.Minimize || sol.Optimal
 	}
-	if lb > limitCap {
-		return sol, nil // no packing can fit
+	return false
+}
+
+// firstFit runs the branch-and-bound for any packing within the capacity
+// (the greedy packings did not fit). It reports whether the search goes
+// on: Minimize asked for the smallest peak and it is not proven yet.
+func (s *solver) firstFit() bool {
+	sol := s.sol
+	sol.Stats.Probes++
+	x, r := exact(s.in, s.limitCap, s.o.Seed, s.stop, &sol.Stats, s.nodesLeft())
+	if r == exactUnknown {
+		sol.Stats.Limited = true
 	}
-	sol.Stats.Exact = true
-	g := in.g
-	if !sol.Solved {
-		// First any packing within the capacity.
-		sol.Stats.Probes++
-		x, r := exact(in, limitCap, o.Seed, stop, &sol.Stats, nodesLeft())
-		if r == exactUnknown {
-			sol.Stats.Limited = true
-		}
-		if r != exactFound {
-			return sol, nil
-		}
-		sol.Offsets, sol.Peak, sol.Solved = x, peakOf(p, x), true
-		sol.Optimal = sol.Peak == lb
-		if !o.Minimize || sol.Optimal {
-			return sol, nil
-		}
+	if r != exactFound {
+		return false
 	}
-	// Minimize: search the capacity between the lower bound and the best
-	// peak, over multiples of g (every canonical peak is one). Each probe
-	// runs the branch-and-bound under a node budget. First the lower bound
-	// itself (often the optimum); then the midpoint; when that is undecided,
-	// the smallest improvement on the best peak (usually easy, so the answer
-	// keeps improving until the deadline); when both are undecided, the
-	// budget doubles. A probe that finds a packing lowers the best peak; one
-	// that fails within its budget proves its capacity too small.
-	lo := roundUp(lb, g)
-	budget := int64(minimizeBudget)
-	probe := func(c int64) exactResult {
-		if outOfNodes() {
-			sol.Stats.Limited = true
-			return exactStopped
-		}
-		sol.Stats.Probes++
-		x, r := exact(in, c, o.Seed, stop, &sol.Stats, min(budget, nodesLeft()))
-		if r == exactFound {
-			sol.Offsets, sol.Peak = x, peakOf(p, x)
-		}
-		if r == exactUnknown && outOfNodes() {
-			sol.Stats.Limited = true
-			return exactStopped // the node limit, not the probe's budget
-		}
-		return r
-	}
+	sol.Offsets, sol.Peak, sol.Solved = x, peakOf(s.p, x), true
+	sol.Optimal = sol.Peak == s.lb
+	return s.o.Minimize && !sol.Optimal
+}
+
+// minimize searches the capacity between the lower bound and the best
+// peak, over multiples of g (every canonical peak is one). Each probe
+// runs the branch-and-bound under a node budget. First the lower bound
+// itself (often the optimum); then the midpoint; when that is undecided,
+// the smallest improvement on the best peak (usually easy, so the answer
+// keeps improving until the deadline); when both are undecided, the
+// budget doubles. A probe that finds a packing lowers the best peak; one
+// that fails within its budget proves its capacity too small.
+func (s *solver) minimize() {
+	sol, g := s.sol, s.in.g
+	lo := roundUp(s.lb, g)
+	s.budget = minimizeBudget
 	if lo < sol.Peak {
-		switch probe(lo) {
+		switch s.probe(lo) {
 		case exactInfeasible:
 			lo += g
 		case exactStopped:
-			return sol, nil
+			return
 		}
 	}
-	for lo < sol.Peak && !stop() && !outOfNodes() {
-		hi := sol.Peak - g
-		mid := lo + (hi-lo)/g/2*g
-		r := probe(mid)
-		switch r {
-		case exactInfeasible:
-			lo = mid + g
-		case exactStopped:
-			return sol, nil
+	for lo < sol.Peak && !s.stop() && !s.outOfNodes() {
+		var goOn bool
+		if lo, goOn = s.narrow(lo); !goOn {
+			return
 		}
-		if r != exactUnknown {
-			continue
-		}
-		if hi > mid {
-			switch probe(hi) {
-			case exactFound:
-				continue
-			case exactInfeasible:
-				lo = hi + g
-				continue
-			case exactStopped:
-				return sol, nil
-			}
-		}
-		budget *= 2
 	}
 	sol.Optimal = lo >= sol.Peak
-	if !sol.Optimal && outOfNodes() {
+	if !sol.Optimal && s.outOfNodes() {
 		sol.Stats.Limited = true
 	}
-	return sol, nil
+}
+
+// narrow is one step of minimize, lo the smallest capacity not ruled
+// out: it probes the midpoint between lo and the best peak, and when that
+// is undecided the capacity just below the best peak; when both are, it
+// doubles the budget. It returns the new lo, and false if a probe was
+// stopped.
+func (s *solver) narrow(lo int64) (int64, bool) {
+	g := s.in.g
+	hi := s.sol.Peak - g
+	mid := lo + (hi-lo)/g/2*g
+	switch s.probe(mid) {
+	case exactInfeasible:
+		return mid + g, true
+	case exactStopped:
+		return lo, false
+	case exactFound:
+		return lo, true
+	}
+	if hi > mid {
+		switch s.probe(hi) {
+		case exactFound:
+			return lo, true
+		case exactInfeasible:
+			return hi + g, true
+		case exactStopped:
+			return lo, false
+		}
+	}
+	s.budget *= 2
+	return lo, true
+}
+
+// probe runs the branch-and-bound at capacity c under the budget (and
+// what is left of the node limit); a packing it finds becomes the best.
+// It returns exactStopped too when the node limit is spent.
+func (s *solver) probe(c int64) exactResult {
+	sol := s.sol
+	if s.outOfNodes() {
+		sol.Stats.Limited = true
+		return exactStopped
+	}
+	sol.Stats.Probes++
+	x, r := exact(s.in, c, s.o.Seed, s.stop, &sol.Stats, min(s.budget, s.nodesLeft()))
+	if r == exactFound {
+		sol.Offsets, sol.Peak = x, peakOf(s.p, x)
+	}
+	if r == exactUnknown && s.outOfNodes() {
+		sol.Stats.Limited = true
+		return exactStopped // the node limit, not the probe's budget
+	}
+	return r
 }
 
 // lubyUnit is the node limit of a unit run of the root restart loop.
