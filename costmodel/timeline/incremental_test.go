@@ -67,7 +67,7 @@ func TestRepriceMatchesSimulate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	var s Scratch
 	calls, early := 0, 0
-	for i := range 1500 {
+	for i := range rounds(1500) {
 		rg := randomRegime(rng)
 		p := randomProgram(rng, 1+rng.IntN(200), 1+rng.IntN(4), rg)
 		b, err := NewBase(p)

@@ -123,6 +123,14 @@ func randomRegime(rng *rand.Rand) regime {
 	return rg
 }
 
+// rounds is n, or a fifth of it under -short (CI's -race run).
+func rounds(n int) int {
+	if testing.Short() {
+		return n / 5
+	}
+	return n
+}
+
 func relDiff(a, b float64) float64 {
 	if a == b {
 		return 0
@@ -133,7 +141,7 @@ func relDiff(a, b float64) float64 {
 func TestSimulateMatchesOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var s Scratch
-	for i := range 3000 {
+	for i := range rounds(3000) {
 		p := randomProgram(rng, 1+rng.IntN(200), 1+rng.IntN(4), randomRegime(rng))
 		require.NoError(t, p.Validate())
 		want, _, _ := oracle(p)
@@ -195,7 +203,7 @@ func TestSimulateCases(t *testing.T) {
 // after the previous op ends, then the op.
 func TestSimulateEqualsSumWithoutOverlap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range 500 {
+	for i := range rounds(500) {
 		rg := randomRegime(rng)
 		p := randomProgram(rng, 1+rng.IntN(200), 1, rg)
 		sum := 0.0
@@ -243,7 +251,7 @@ func TestValidate(t *testing.T) {
 
 func TestBreakdownConsistent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for i := range 1000 {
+	for i := range rounds(1000) {
 		p := randomProgram(rng, 1+rng.IntN(200), 1+rng.IntN(4), randomRegime(rng))
 		tr := Breakdown(p)
 		cost, end, channel := oracle(p)
