@@ -46,6 +46,31 @@ type window struct {
 	evicted []int
 }
 
+// piece is a stretch of a level in address order: a busy span (evictable
+// or not) or a gap.
+type piece struct {
+	off, end int64
+	block    int // -1 for a gap
+	evict    bool
+}
+
+// free reports whether a window may cover the piece: a gap, or a constant
+// it can evict.
+func (pc piece) free() bool { return pc.block < 0 || pc.evict }
+
+// evictor is one call of EnumerateEvict: block b at timestep t.
+type evictor struct {
+	p     *state.Problem
+	occ   *state.Occupancy
+	v     state.View
+	b, t  int
+	o     Options
+	price func(c, l int) float64
+	space EvictSpace
+	// noneTaken is a per-level list of taken ranges, all empty.
+	noneTaken [][]state.Gap
+}
+
 // EnumerateEvict calls emit for the cheapest ways (at most o.Max per level;
 // zero or negative: no cap) to put block b, at timestep t, into a level
 // faster than its current one over a window of free gaps and evictable
@@ -56,104 +81,129 @@ type window struct {
 // only read.
 func EnumerateEvict(occ *state.Occupancy, v state.View, b, t int, o Options, price func(c, l int) float64, space EvictSpace, emit func(Candidate)) {
 	p := occ.Problem()
+	e := &evictor{p: p, occ: occ, v: v, b: b, t: t, o: o, price: price, space: space, noneTaken: make([][]state.Gap, p.Levels())}
 	cur := state.SegAt(v.BlockSegs(b), t).Pos()
-	// target returns where constant c evicted from level l would go,
-	// avoiding taken (per level), or ok = false.
-	target := func(c, l int, taken [][]state.Gap) (state.Pos, bool) {
-		for to := l + 1; to < p.Levels(); to++ {
-			if !p.Allowed(c, to) {
-				continue
-			}
-			if off, ok := space(to, p.Foot(c, to), p.Align(c, to), taken[to]); ok {
-				return state.Pos{Level: int32(to), Offset: off}, true
-			}
-		}
-		return state.Pos{}, false
-	}
-	noneTaken := make([][]state.Gap, p.Levels())
 	for l := 0; l < int(cur.Level); l++ {
-		if !p.Allowed(b, l) {
+		if p.Allowed(b, l) {
+			e.emitLevel(cur, l, e.windows(l, e.pieces(l)), emit)
+		}
+	}
+}
+
+// target returns where constant c evicted from level l would go, avoiding
+// taken (per level), or ok = false.
+func (e *evictor) target(c, l int, taken [][]state.Gap) (state.Pos, bool) {
+	p := e.p
+	for to := l + 1; to < p.Levels(); to++ {
+		if !p.Allowed(c, to) {
 			continue
 		}
-		f, a := p.Foot(b, l), p.Align(b, l)
-		// The level in address order: busy spans (evictable or not) and
-		// the gaps between them.
-		type piece struct {
-			off, end int64
-			block    int // -1 for a gap
-			evict    bool
-		}
-		var pieces []piece
-		pos := int64(0)
-		capacity := p.HW.Levels[l].Capacity
-		occ.Spans(l, func(s state.Span) bool {
-			if s.Off > pos {
-				pieces = append(pieces, piece{pos, s.Off, -1, false})
-			}
-			c := int(s.Block)
-			evict := c != b && Evictable(p, v, c, t) && (o.Horizon <= 0 || p.Block(c).Last <= t+o.Horizon)
-			if evict {
-				_, evict = target(c, l, noneTaken)
-			}
-			pieces = append(pieces, piece{s.Off, s.End, c, evict})
-			pos = s.End
-			return true
-		})
-		if pos < capacity {
-			pieces = append(pieces, piece{pos, capacity, -1, false})
-		}
-		var found []window
-		for i := range pieces {
-			if pieces[i].block >= 0 && !pieces[i].evict {
-				continue
-			}
-			start := state.AlignUp(pieces[i].off, a)
-			var cost float64
-			var ev []int
-			for j := i; j < len(pieces); j++ {
-				pc := pieces[j]
-				if pc.block >= 0 && !pc.evict {
-					break
-				}
-				if pc.evict && pc.end > start { // the window covers it
-					to, _ := target(pc.block, l, noneTaken)
-					cost += price(pc.block, int(to.Level))
-					ev = append(ev, pc.block)
-				}
-				if pc.end >= start+f {
-					if len(ev) > 0 {
-						found = append(found, window{start, cost, ev})
-					}
-					break
-				}
-			}
-		}
-		slices.SortStableFunc(found, func(x, y window) int {
-			return cmp.Or(cmp.Compare(x.cost, y.cost), cmp.Compare(x.off, y.off))
-		})
-		n := 0
-		for _, w := range found {
-			c := Candidate{Kind: Evict, Block: b, At: t, From: cur, To: state.Pos{Level: int32(l), Offset: w.off}, Reused: -1}
-			taken := make([][]state.Gap, p.Levels())
-			ok := true
-			for _, e := range w.evicted {
-				to, fits := target(e, l, taken)
-				if !fits {
-					ok = false
-					break
-				}
-				c.Evicted = append(c.Evicted, Eviction{Block: e, To: to})
-				lt := int(to.Level)
-				taken[lt] = append(taken[lt], state.Gap{Off: to.Offset, End: to.Offset + p.Foot(e, lt)})
-			}
-			if !ok {
-				continue
-			}
-			emit(c)
-			n++
-			if o.Max > 0 && n >= o.Max {
-				break
-			}
+		if off, ok := e.space(to, p.Foot(c, to), p.Align(c, to), taken[to]); ok {
+			return state.Pos{Level: int32(to), Offset: off}, true
 		}
 	}
+	return state.Pos{}, false
+}
+
+// pieces returns level l in address order: its busy spans, each marked
+// evictable or not (a constant that can go to a slower level, within the
+// horizon), and the gaps between them.
+func (e *evictor) pieces(l int) []piece {
+	var pieces []piece
+	pos := int64(0)
+	capacity := e.p.HW.Levels[l].Capacity
+	e.occ.Spans(l, func(s state.Span) bool {
+		if s.Off > pos {
+			pieces = append(pieces, piece{pos, s.Off, -1, false})
+		}
+		c := int(s.Block)
+		evict := c != e.b && Evictable(e.p, e.v, c, e.t) && (e.o.Horizon <= 0 || e.p.Block(c).Last <= e.t+e.o.Horizon)
+		if evict {
+			_, evict = e.target(c, l, e.noneTaken)
+		}
+		pieces = append(pieces, piece{s.Off, s.End, c, evict})
+		pos = s.End
+		return true
+	})
+	if pos < capacity {
+		pieces = append(pieces, piece{pos, capacity, -1, false})
+	}
+	return pieces
+}
+
+// windows returns the windows of level l that hold block b and evict
+// something, one from each free piece, cheapest first (then by address).
+func (e *evictor) windows(l int, pieces []piece) []window {
+	var found []window
+	f, a := e.p.Foot(e.b, l), e.p.Align(e.b, l)
+	for i := range pieces {
+		if w, ok := e.windowAt(l, f, a, pieces, i); ok {
+			found = append(found, w)
+		}
+	}
+	slices.SortStableFunc(found, func(x, y window) int {
+		return cmp.Or(cmp.Compare(x.cost, y.cost), cmp.Compare(x.off, y.off))
+	})
+	return found
+}
+
+// windowAt returns the window of level l that starts in pieces[i] (at its
+// offset aligned to a) and covers free pieces up to b's footprint f, with
+// the constants it evicts and their price; false if the piece is busy, the
+// window meets a busy piece, or it evicts nothing.
+func (e *evictor) windowAt(l int, f, a int64, pieces []piece, i int) (window, bool) {
+	if !pieces[i].free() {
+		return window{}, false
+	}
+	w := window{off: state.AlignUp(pieces[i].off, a)}
+	for _, pc := range pieces[i:] {
+		if !pc.free() {
+			return window{}, false
+		}
+		if pc.evict && pc.end > w.off { // the window covers it
+			to, _ := e.target(pc.block, l, e.noneTaken)
+			w.cost += e.price(pc.block, int(to.Level))
+			w.evicted = append(w.evicted, pc.block)
+		}
+		if pc.end >= w.off+f {
+			return w, len(w.evicted) > 0
+		}
+	}
+	return window{}, false
+}
+
+// emitLevel emits the candidates of level l's windows, cheapest first, up
+// to o.Max; a window whose constants do not all find room together is
+// left out.
+func (e *evictor) emitLevel(cur state.Pos, l int, found []window, emit func(Candidate)) {
+	n := 0
+	for _, w := range found {
+		c, ok := e.candidate(cur, l, w)
+		if !ok {
+			continue
+		}
+		emit(c)
+		n++
+		if e.o.Max > 0 && n >= e.o.Max {
+			return
+		}
+	}
+}
+
+// candidate returns the evict candidate of window w of level l: b goes to
+// the window, each constant it covers to the fastest slower level with
+// room for it beside those evicted before it; false if one finds none.
+func (e *evictor) candidate(cur state.Pos, l int, w window) (Candidate, bool) {
+	c := Candidate{Kind: Evict, Block: e.b, At: e.t, From: cur, To: state.Pos{Level: int32(l), Offset: w.off}, Reused: -1}
+	taken := make([][]state.Gap, e.p.Levels())
+	for _, ev := range w.evicted {
+		to, fits := e.target(ev, l, taken)
+		if !fits {
+			return Candidate{}, false
+		}
+		c.Evicted = append(c.Evicted, Eviction{Block: ev, To: to})
+		lt := int(to.Level)
+		taken[lt] = append(taken[lt], state.Gap{Off: to.Offset, End: to.Offset + e.p.Foot(ev, lt)})
+	}
+	return c, true
 }
