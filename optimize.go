@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/verify"
 	"github.com/hieropt/hieropt/workload"
 )
 
@@ -51,15 +53,21 @@ func Optimize(ctx context.Context, prog *workload.Program, prof *hw.Profile, s *
 	if err != nil {
 		return nil, err
 	}
-	pl := plan.FromLayout(p, r.Layout)
+	model := costmodel.Model(costmodel.Seed003{})
+	if s != nil && s.CostModel != nil {
+		model = s.CostModel
+	}
+	pl := r.Layout.Plan(p)
 	pl.Planner = "search"
 	pl.Cost = plan.Cost{Initial: r.InitialCost, Final: r.Cost}
-	if s != nil && s.CostModel != nil && s.CostModel.Name() != costmodel.Default {
-		pl.CostModel = s.CostModel.Name()
+	if model.Name() != costmodel.Default {
+		pl.CostModel = model.Name()
 	}
-	check, err := plan.Validate(p, pl, "plan")
+	// The checker recomputes cost.initial with the planner's initializer:
+	// never cancelled, as a cancelled search still returns its plan.
+	check, err := verify.Check(p.Prog, p.HW, pl, &verify.Options{Initial: actions.VerifyInitial(context.Background(), p, model)})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("hieropt: internal error: checking the plan: %w", err)
 	}
 	if !check.Valid() {
 		return nil, fmt.Errorf("hieropt: internal error: the plan breaks %s", check.Violations[0])

@@ -1,6 +1,7 @@
 package actions_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -16,6 +17,7 @@ import (
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/verify"
 	"github.com/hieropt/hieropt/workload"
 )
 
@@ -198,7 +200,7 @@ func agree(t *testing.T, p *state.Problem, lay *state.Layout, ord actions.Order)
 // block, applies every candidate of every action to a fresh copy of the
 // state and checks that (a) the occupancy is well formed, (b) it is
 // exactly the occupancy the changed layout gives at that timestep, and (c)
-// re-planning the later timesteps gives a plan that plan.Validate accepts
+// re-planning the later timesteps gives a plan that verify.Check accepts
 // with no violation.
 func TestCandidatesKeepInvariants(t *testing.T) {
 	programs := 300
@@ -315,11 +317,11 @@ func checkCandidate(t *testing.T, p *state.Problem, lay *state.Layout, detached 
 	}
 	require.NoError(t, err, "(c) re-planning")
 	require.NoError(t, final.Check())
-	pl := plan.FromLayout(p, m)
+	pl := m.Plan(p)
 	pl.Cost = plan.Cost{Initial: initial, Final: costmodel.Total(model, p, m)}
-	res, err := plan.Validate(p, pl, "candidate")
+	res, err := verify.Check(p.Prog, p.HW, pl, &verify.Options{Initial: actions.VerifyInitial(context.Background(), p, model)})
 	require.NoError(t, err)
-	require.Empty(t, res.Violations, "(c) plan.Validate")
+	require.Empty(t, res.Violations, "(c) verify.Check")
 	require.True(t, res.Valid())
 	return checked
 }

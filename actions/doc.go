@@ -72,7 +72,8 @@
 //     blocks that must go there, there is no fallback plan: the error is
 //     the initializer's, which says so (InfeasibleError.Fallback).
 //   - It is deterministic: each packing is bounded by a node count
-//     (arena.WithinNodeLimit), never by time, so plan.Validate computes the
+//     (arena.WithinNodeLimit), never by time, so that the plan checker
+//     (verify.Check, given InitialCost through VerifyInitial) gets the
 //     same plan again to check cost.initial. The packer's orders weigh
 //     lifetimes by their length in time (workload.Times: the ops' times
 //     when they are named "t<time>", as import minimalloc names them, else

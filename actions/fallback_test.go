@@ -42,7 +42,7 @@ func fragmented() *state.Problem {
 // the plan checker says, cost.initial checked by actions.VerifyInitial.
 func validated(t *testing.T, p *state.Problem, lay *state.Layout, initial float64) *verify.Report {
 	t.Helper()
-	pl := plan.FromLayout(p, lay)
+	pl := lay.Plan(p)
 	pl.Cost = plan.Cost{Initial: initial, Final: costmodel.Total(costmodel.Seed003{}, p, lay)}
 	rep, err := verify.Check(p.Prog, p.HW, pl, &verify.Options{Initial: actions.VerifyInitial(context.Background(), p, costmodel.Seed003{})})
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package arena_test
 
 import (
+	"context"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -8,12 +9,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/arena"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/verify"
 	"github.com/hieropt/hieropt/workload"
 )
 
@@ -151,15 +154,16 @@ func TestPlaceEveryShippedPair(t *testing.T) {
 	assert.Greater(t, placed, 100)
 }
 
-// validPlan checks a single-arena layout with the plan validator.
+// validPlan checks a single-arena layout with the plan checker (verify).
 func validPlan(t *testing.T, p *state.Problem, lay *state.Layout, name string) {
 	t.Helper()
-	out := plan.FromLayout(p, lay)
+	out := lay.Plan(p)
 	init := state.NewLayout(p.Blocks())
 	_, err := actionsRun(p, init)
 	require.NoError(t, err)
 	out.Cost = plan.Cost{Initial: costmodel.Total(costmodel.Seed003{}, p, init), Final: costmodel.Total(costmodel.Seed003{}, p, lay)}
-	res, err := plan.Validate(p, out, name)
+	res, err := verify.Check(p.Prog, p.HW, out, &verify.Options{Doc: name,
+		Initial: actions.VerifyInitial(context.Background(), p, costmodel.Seed003{})})
 	require.NoError(t, err)
 	require.True(t, res.Valid(), "%s %s %s: %v", name, p.Prog.Name, p.HW.Name, res.Violations)
 }

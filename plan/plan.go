@@ -2,10 +2,11 @@
 // ("hieropt.plan/v1"): for every block, where it lives over its lifetime
 // (placements) and when it moves (transfers), with its cost.
 //
-// FromLayout turns a state.Layout into a Plan; Validate checks every rule
-// of the format, recomputing the cost independently of package costmodel
-// for the default model, and gives a valid plan back as a Layout
-// (Result.Layout).
+// It is the document only, plain data: its types, Parse and ReadFile to
+// read it (the syntax and the fields; not the rules), Write to write it.
+// It imports nothing of the planner. Package verify checks a plan against
+// its workload and profile, rule by rule; the planner's side converts
+// between plans and its layouts (state.Layout.Plan, state.LayoutOf).
 package plan
 
 import (
@@ -66,8 +67,8 @@ type Plan struct {
 // DocName returns how errors name the plan document in file.
 func DocName(file string) string { return inputerr.Doc("plan", file) }
 
-// ReadFile reads a plan document (it does not validate it against a
-// workload: see Validate).
+// ReadFile reads a plan document (it does not check it against a
+// workload and a profile: see package verify).
 func ReadFile(path string) (*Plan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

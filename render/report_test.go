@@ -22,7 +22,6 @@ import (
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/internal/testprog"
-	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
@@ -163,9 +162,9 @@ func TestReportShippedWorkloads(t *testing.T) {
 			rtSelfContained(t, doc)
 			svgs := rtSVGs(t, doc)
 			same := ini.Equal(fin)
-			want := len(plan.FromLayout(p, fin).Placements)
+			want := len(fin.Plan(p).Placements)
 			if !same {
-				want += len(plan.FromLayout(p, ini).Placements)
+				want += len(ini.Plan(p).Placements)
 			}
 			assert.Equal(t, want, len(rtPlacementRe.FindAllString(doc, -1)), "one rect.pl per placement of each plan")
 			// One diagram SVG, the time chart, one occupancy chart per level.
@@ -266,7 +265,7 @@ func TestReportEscapes(t *testing.T) {
 	rtSections(t, doc)
 	rtSelfContained(t, doc)
 	rtSVGs(t, doc)
-	assert.Equal(t, len(plan.FromLayout(p, ini).Placements)+len(plan.FromLayout(p, fin).Placements), len(rtPlacementRe.FindAllString(doc, -1)))
+	assert.Equal(t, len(ini.Plan(p).Placements)+len(fin.Plan(p).Placements), len(rtPlacementRe.FindAllString(doc, -1)))
 }
 
 // TestReportOnePlan: when the final plan is the initial one, one diagram.
@@ -278,7 +277,7 @@ func TestReportOnePlan(t *testing.T) {
 		rtSections(t, doc)
 		diag := rtSection(t, doc, "diagrams")
 		assert.Equal(t, 1, strings.Count(diag, `<g class="diagram">`))
-		assert.Equal(t, len(plan.FromLayout(p, lay).Placements), len(rtPlacementRe.FindAllString(doc, -1)))
+		assert.Equal(t, len(lay.Plan(p).Placements), len(rtPlacementRe.FindAllString(doc, -1)))
 		assert.NotContains(t, rtSection(t, doc, "summary"), "initial cost")
 	}
 }
@@ -296,7 +295,7 @@ func TestReportLongProgram(t *testing.T) {
 	rtSVGs(t, doc)
 	assert.Equal(t, ReportMaxBars, strings.Count(rtSection(t, doc, "time"), `<g class="r-bar">`))
 	assert.Contains(t, rtSection(t, doc, "time"), "bucket of 5 timesteps")
-	assert.Equal(t, len(plan.FromLayout(p, lay).Placements), len(rtPlacementRe.FindAllString(doc, -1)))
+	assert.Equal(t, len(lay.Plan(p).Placements), len(rtPlacementRe.FindAllString(doc, -1)))
 	t.Logf("2000 ops: %d bytes", len(doc))
 }
 

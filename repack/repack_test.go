@@ -18,6 +18,7 @@ import (
 	"github.com/hieropt/hieropt/repack"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/verify"
 	"github.com/hieropt/hieropt/workload"
 )
 
@@ -48,17 +49,17 @@ func initial(t *testing.T, p *state.Problem, order actions.Order) (*state.Layout
 	return lay, true
 }
 
-// valid checks a repacked layout with the plan validator (FORMATS.md's
+// valid checks a repacked layout with the plan checker (verify: FORMATS.md's
 // rules, the cost recomputed independently) and returns the plan's bytes.
 func valid(t *testing.T, p *state.Problem, r *repack.Result) []byte {
 	t.Helper()
 	require.NoError(t, r.Layout.CheckComplete(p))
-	pl := plan.FromLayout(p, r.Layout)
+	pl := r.Layout.Plan(p)
 	pl.Planner = "repack"
 	init, ok := initial(t, p, actions.WorkloadOrder)
 	require.True(t, ok)
 	pl.Cost = plan.Cost{Initial: costmodel.Total(costmodel.Seed003{}, p, init), Final: r.Cost}
-	res, err := plan.Validate(p, pl, "repack")
+	res, err := verify.Check(p.Prog, p.HW, pl, &verify.Options{Initial: actions.VerifyInitial(context.Background(), p, costmodel.Seed003{})})
 	require.NoError(t, err)
 	require.True(t, res.Valid(), "%s on %s: %v", p.Prog.Name, p.HW.Name, res.Violations)
 	var buf bytes.Buffer

@@ -72,7 +72,7 @@ func TestStartsFromFallback(t *testing.T) {
 				assert.Equal(t, "d", r.Stats.Fallback.Cause.Block)
 				assert.Len(t, r.Stats.Fallback.Levels, tc.levels)
 				assert.Equal(t, search.Converged, r.Status)
-				validate(t, p, r, nil) // cost.initial is the fallback's: plan.Validate recomputes it
+				validate(t, p, r, nil) // cost.initial is the fallback's: checked against VerifyInitial
 				assert.Equal(t, tc.initial, r.InitialCost)
 				assert.Equal(t, tc.final, r.Cost)
 				if first == nil {

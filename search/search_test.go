@@ -19,6 +19,7 @@ import (
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/segments"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/verify"
 	"github.com/hieropt/hieropt/workload"
 )
 
@@ -33,17 +34,20 @@ func load(t *testing.T, name, hwArg string) *state.Problem {
 	return p
 }
 
-// validate checks a search result with the plan validator (FORMATS.md
-// rules, the cost recomputed independently) and returns its plan.
+// validate checks a search result with the plan checker (verify: the
+// FORMATS.md rules, the cost recomputed independently).
 func validate(t *testing.T, p *state.Problem, r *search.Result, model costmodel.Model) {
 	t.Helper()
 	require.NoError(t, r.Layout.CheckComplete(p))
-	pl := plan.FromLayout(p, r.Layout)
+	pl := r.Layout.Plan(p)
 	if model != nil && model.Name() != costmodel.Default {
 		pl.CostModel = model.Name()
 	}
 	pl.Cost = plan.Cost{Initial: r.InitialCost, Final: r.Cost}
-	res, err := plan.Validate(p, pl, "search")
+	if model == nil {
+		model = costmodel.Seed003{}
+	}
+	res, err := verify.Check(p.Prog, p.HW, pl, &verify.Options{Initial: actions.VerifyInitial(context.Background(), p, model)})
 	require.NoError(t, err)
 	require.True(t, res.Valid(), "%s on %s: %v", p.Prog.Name, p.HW.Name, res.Violations)
 	assert.LessOrEqual(t, r.Cost, r.InitialCost, "the search never makes the plan worse")

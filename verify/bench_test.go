@@ -47,7 +47,7 @@ func BenchmarkCheck(b *testing.B) {
 		lay := state.NewLayout(p.Blocks())
 		_, err = actions.NewInitializer(p).Run(lay, 0)
 		require.NoError(b, err)
-		pl := plan.FromLayout(p, lay)
+		pl := lay.Plan(p)
 		cost := costmodel.Total(costmodel.Seed003{}, p, lay)
 		pl.Cost = plan.Cost{Initial: cost, Final: cost}
 		benchCheck(b, fmt.Sprintf("gen-%d/h100-sm (%d blocks)", ops, len(prog.Blocks)), p, pl)

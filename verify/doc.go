@@ -40,11 +40,12 @@
 // kind rule that lets a scratch block take another scratch block's space,
 // gives plans that break the format and a checker that accepts them, since
 // both ask the same function. So this package imports nothing of the
-// planner (state, actions, costmodel, search, repack, arena) and none of
-// workload's planner helpers (CanReuse, BlockID, Created, Dying, Accessed,
-// Validate): it reads the fields of workload.Program, hw.Profile and
-// plan.Plan as plain data (TestIndependence reads this package's source to
-// hold it to that) and has its own footprint and alignment
+// planner (state, actions, costmodel, search, repack, arena, pack,
+// segments), not even through the documents it reads (TestIndependence
+// runs `go list -deps` to hold it to that), and none of workload's
+// helpers (CanReuse, Validate): it reads the fields of workload.Program,
+// hw.Profile and plan.Plan as plain data (TestIndependence reads this
+// package's source for that too) and has its own footprint and alignment
 // arithmetic (footprint.go), its own kind rule (a table written from the
 // text of FORMATS.md section 1, kind.go) and its own code for every cost
 // model hieropt registers (cost.go): "seed003" (section 4) and "vela-dma"
@@ -76,9 +77,4 @@
 //
 // FORMATS.md section 6 (the timeline model) adds rules 7-10 and a cost; they
 // go in as further entries of the two tables.
-//
-// One dependency is left: the plan document's types come from package
-// plan, which still imports state, actions and costmodel for FromLayout
-// and Validate, so that `go list -deps` lists them. Verify's own code uses
-// none of them; the document is to move to a package of its own.
 package verify

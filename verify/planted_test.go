@@ -21,9 +21,10 @@ import (
 
 // The tests here plant in plans the real planner made what a planner with
 // a footprint bug or a kind-rule bug would have produced, and show that
-// verify rejects them by the right rule. plan.Validate could not: it asks
-// the planner's own footprints (state.Problem.Foot) and kind rule
-// (workload.CanReuse), so a bug there would be on both sides.
+// verify rejects them by the right rule. The checker before it
+// (plan.Validate, now gone) could not: it asked the planner's own
+// footprints (state.Problem.Foot) and kind rule (workload.CanReuse), so a
+// bug there was on both sides.
 
 // optimized is a shipped pair and the plan hieropt.Optimize makes for it.
 type optimized struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt"
+	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
 	"github.com/hieropt/hieropt/internal/testprog"
@@ -23,32 +24,33 @@ import (
 	"github.com/hieropt/hieropt/workload"
 )
 
-// agree checks pl with verify and with plan.Validate: both find it valid,
-// and they recompute the same final cost to 1e-12 relative. Options.Initial
-// is the planner's re-run as plan.Validate makes it (cost.initial is the
-// planner's output: the caller computes it). A NaN cost.initial is set
-// from that re-run first.
+// agree checks pl, a plan of p priced by model, with verify: it is valid,
+// cost.initial is what the planner's initializer (or fallback) plan costs
+// (actions.VerifyInitial), and Check recomputes the final cost that
+// package costmodel gives the plan's layout, to 1e-12 relative. A NaN
+// cost.initial is set from the planner first.
 func agree(t *testing.T, p *state.Problem, pl *plan.Plan, model costmodel.Model) {
 	t.Helper()
-	ref, err := plan.Validate(p, pl, "reference")
-	require.NoError(t, err)
+	ctx := context.Background()
 	if math.IsNaN(pl.Cost.Initial) {
-		pl.Cost.Initial = ref.InitialCost
-		ref, err = plan.Validate(p, pl, "reference")
+		initial, _, err := actions.InitialCost(ctx, p, model)
 		require.NoError(t, err)
+		pl.Cost.Initial = initial
 	}
-	require.True(t, ref.Valid(), "plan.Validate: %v", ref.Violations)
-	initial := func() (float64, string, error) { return ref.InitialCost, "", nil }
-	rep := check(t, p.Prog, p.HW, pl, &verify.Options{Initial: initial})
+	rep := check(t, p.Prog, p.HW, pl, &verify.Options{Initial: actions.VerifyInitial(ctx, p, model)})
 	requireValid(t, rep)
 	assert.Equal(t, model.Name(), rep.Model)
-	assert.LessOrEqual(t, relDiff(rep.Cost, ref.Cost), 1e-12, "verify %v, plan.Validate %v", rep.Cost, ref.Cost)
+	lay, err := state.LayoutOf(p, pl)
+	require.NoError(t, err)
+	want := costmodel.Total(model, p, lay)
+	assert.LessOrEqual(t, relDiff(rep.Cost, want), 1e-12, "verify %v, costmodel %v", rep.Cost, want)
+	assert.LessOrEqual(t, relDiff(rep.Cost, pl.Cost.Final), verify.RelTolerance)
 }
 
 // priced writes lay as a plan under model, its cost.final from package
 // costmodel (cost.initial NaN: agree fills it in).
 func priced(p *state.Problem, lay *state.Layout, model costmodel.Model) *plan.Plan {
-	pl := plan.FromLayout(p, lay)
+	pl := lay.Plan(p)
 	pl.Cost = plan.Cost{Initial: math.NaN(), Final: costmodel.Total(model, p, lay)}
 	if model.Name() != costmodel.Default {
 		pl.CostModel = model.Name()
@@ -58,7 +60,7 @@ func priced(p *state.Problem, lay *state.Layout, model costmodel.Model) *plan.Pl
 
 // TestShippedPlans: the plans hieropt.Optimize makes for every shipped
 // workload on every built-in profile that holds it pass verify with the
-// costs plan.Validate recomputes (Optimize under the default model, and
+// costs package costmodel gives them (Optimize under the default model, and
 // under vela-dma for every fourth pair); and so do those plans with three
 // blocks moved to fresh space in mid-life (the search seldom moves blocks
 // in these), under both cost models. -short: every fourth pair, the
@@ -161,7 +163,7 @@ func countReuses(pl *plan.Plan) int {
 }
 
 // TestGoldenPlans: the golden plans under testdata/golden pass verify with
-// the costs plan.Validate recomputes.
+// the costs package costmodel gives them.
 func TestGoldenPlans(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "golden", "*.json"))
 	require.NoError(t, err)
@@ -185,8 +187,8 @@ func TestGoldenPlans(t *testing.T) {
 }
 
 // TestRandomPlans: on random small programs and profiles, the search's
-// plans (both cost models) pass verify with the costs plan.Validate
-// recomputes.
+// plans (both cost models) pass verify with the costs package costmodel
+// gives them.
 func TestRandomPlans(t *testing.T) {
 	n := 3000
 	if testing.Short() {
@@ -213,7 +215,7 @@ func TestRandomPlans(t *testing.T) {
 			continue // no plan exists (the fuzzcheck tests check that)
 		}
 		planned++
-		pl := plan.FromLayout(p, res.Layout)
+		pl := res.Layout.Plan(p)
 		pl.Cost = plan.Cost{Initial: res.InitialCost, Final: res.Cost}
 		if model.Name() != costmodel.Default {
 			pl.CostModel = model.Name()

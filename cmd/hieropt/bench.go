@@ -261,7 +261,7 @@ func (a *app) benchOne(p *state.Problem, o *benchOptions, s *search.Settings, ro
 				}
 				res = r
 				if len(o.Cores) > 0 {
-					js, err := json.Marshal(plan.FromLayout(p, r.Layout))
+					js, err := json.Marshal(r.Layout.Plan(p))
 					if err != nil {
 						return internalErrorf("bench %s on %s: %v", p.Prog.Name, p.HW.Name, err)
 					}
@@ -283,12 +283,12 @@ func (a *app) benchOne(p *state.Problem, o *benchOptions, s *search.Settings, ro
 	}
 	row.elapsed = row.coreTimes[0]
 	row.initial, row.cost = res.InitialCost, res.Cost
-	pl := plan.FromLayout(p, res.Layout)
+	pl := res.Layout.Plan(p)
 	if s.CostModel.Name() != costmodel.Default {
 		pl.CostModel = s.CostModel.Name()
 	}
 	pl.Cost = plan.Cost{Initial: res.InitialCost, Final: res.Cost}
-	check, err := plan.Validate(p, pl, "bench")
+	check, err := checkPlan(p, pl, "bench")
 	if err != nil {
 		return internalErrorf("bench %s on %s: %v", p.Prog.Name, p.HW.Name, err)
 	}

@@ -121,12 +121,12 @@ func (a *app) compare(o *compareOptions, s *search.Settings) error {
 	var noneCost float64
 	// check validates a plan and fills its row.
 	add := func(name string, lay *state.Layout, elapsed time.Duration, note string) error {
-		pl := plan.FromLayout(p, lay)
+		pl := lay.Plan(p)
 		if m.Name() != costmodel.Default {
 			pl.CostModel = m.Name()
 		}
 		pl.Cost = plan.Cost{Initial: initial, Final: costmodel.Total(m, p, lay)}
-		res, err := plan.Validate(p, pl, name)
+		res, err := checkPlan(p, pl, name)
 		if err != nil {
 			return internalErrorf("%s: %v", name, err)
 		}

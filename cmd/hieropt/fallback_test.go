@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/pack"
 	"github.com/hieropt/hieropt/plan"
 )
@@ -56,7 +59,9 @@ func TestMiniMallocChallengeRoundTrip(t *testing.T) {
 			assert.Zero(t, sum.Fallback.Levels[0].Sent)
 			res := verifyPlan(t, w, hw, pl) // cost.initial included
 			assert.Equal(t, res.InitialCost, sum.Initial)
-			require.NotNil(t, res.InitialFallback)
+			_, fb, err := actions.InitialCost(context.Background(), testProblem(t, w, hw), costmodel.Seed003{})
+			require.NoError(t, err)
+			require.NotNil(t, fb, "the checker's cost.initial is the fallback plan's")
 
 			out := filepath.Join(dir, name+".solution.csv")
 			r = runCLI(t, "", "export", "minimalloc", "--workload", w, "--hw", hw, pl, "-o", out)

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -15,10 +17,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/verify"
 	"github.com/hieropt/hieropt/workload"
 	"github.com/hieropt/hieropt/workloads"
 )
@@ -42,15 +47,27 @@ func repo(parts ...string) string {
 	return filepath.Join(append([]string{"..", ".."}, parts...)...)
 }
 
-// verifyPlan checks a plan file with the library validator.
-func verifyPlan(t *testing.T, workloadArg, hwArg, planFile string) *plan.Result {
+// testProblem loads a workload and a profile as the command line does.
+func testProblem(t *testing.T, workloadArg, hwArg string) *state.Problem {
 	t.Helper()
 	a := &app{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
 	p, err := a.loadProblem(workloadArg, hwArg)
 	require.NoError(t, err)
+	return p
+}
+
+// verifyPlan checks a plan file with the plan checker (package verify),
+// cost.initial against the planner's initializer (or fallback) plan under
+// the plan's cost model, and requires it valid.
+func verifyPlan(t *testing.T, workloadArg, hwArg, planFile string) *verify.Report {
+	t.Helper()
+	p := testProblem(t, workloadArg, hwArg)
 	pl, err := plan.ReadFile(planFile)
 	require.NoError(t, err)
-	res, err := plan.Validate(p, pl, planFile)
+	model, ok := costmodel.Lookup(cmp.Or(pl.CostModel, costmodel.Default))
+	require.True(t, ok, pl.CostModel)
+	res, err := verify.Check(p.Prog, p.HW, pl, &verify.Options{Doc: plan.DocName(planFile),
+		Initial: actions.VerifyInitial(context.Background(), p, model)})
 	require.NoError(t, err)
 	require.True(t, res.Valid(), "%s: %v", planFile, res.Violations)
 	return res

@@ -268,13 +268,13 @@ func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 	tm.planned = time.Now()
 	elapsed := tm.planned.Sub(start)
 
-	pl := plan.FromLayout(p, res.Layout)
+	pl := res.Layout.Plan(p)
 	if s.CostModel.Name() != costmodel.Default {
 		pl.CostModel = s.CostModel.Name()
 	}
 	pl.Planner = planner
 	pl.Cost = plan.Cost{Initial: res.InitialCost, Final: res.Cost}
-	check, err := plan.Validate(p, pl, plan.DocName(cmp.Or(o.Output, "(not written)")))
+	check, err := checkPlan(p, pl, plan.DocName(cmp.Or(o.Output, "(not written)")))
 	if err != nil {
 		return internalErrorf("checking the plan: %v", err)
 	}

@@ -75,7 +75,7 @@ func (a *app) validPlan(p *state.Problem, path string) (*plan.Plan, *state.Layou
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := plan.Validate(p, pl, plan.DocName(path))
+	res, err := checkPlan(p, pl, plan.DocName(path))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -83,7 +83,11 @@ func (a *app) validPlan(p *state.Problem, path string) (*plan.Plan, *state.Layou
 		return nil, nil, failed(fmt.Errorf("%s is invalid (%d violations; run verify for all): %s",
 			path, len(res.Violations)+res.Omitted, res.Violations[0]))
 	}
-	return pl, res.Layout, nil
+	lay, err := state.LayoutOf(p, pl) // valid: LayoutOf's precondition
+	if err != nil {
+		return nil, nil, internalErrorf("%s: %v", path, err)
+	}
+	return pl, lay, nil
 }
 
 func (a *app) render(o *renderOptions, planArg string) error {

@@ -92,7 +92,7 @@ func (a *app) report(o *reportOptions, planArg string) error {
 		return err
 	}
 	model, ok := costmodel.Lookup(cmp.Or(pl.CostModel, costmodel.Default))
-	if !ok { // plan.Validate has checked it
+	if !ok { // checkPlan has checked it
 		return internalErrorf("cost model %q", pl.CostModel)
 	}
 	settings := [][2]string{{"plan", planArg}}

@@ -24,7 +24,6 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
-	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/render"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
@@ -193,7 +192,7 @@ func saveScreenshot(t *testing.T, name string, png []byte) {
 func placementCount(p *state.Problem, lays ...*state.Layout) int {
 	n := 0
 	for _, lay := range lays {
-		n += len(plan.FromLayout(p, lay).Placements)
+		n += len(lay.Plan(p).Placements)
 	}
 	return n
 }

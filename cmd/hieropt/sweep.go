@@ -437,12 +437,12 @@ func (a *app) sweepRun(ctx context.Context, grid *sweep.Grid, pt sweep.Point, w 
 	if res.Status == search.Cancelled {
 		return context.Canceled
 	}
-	pl := plan.FromLayout(p, res.Layout)
+	pl := res.Layout.Plan(p)
 	if s.CostModel.Name() != costmodel.Default {
 		pl.CostModel = s.CostModel.Name()
 	}
 	pl.Cost = plan.Cost{Initial: res.InitialCost, Final: res.Cost}
-	check, err := plan.Validate(p, pl, "sweep")
+	check, err := checkPlan(p, pl, "sweep")
 	if err != nil {
 		return internalErrorf("sweep run %d (%s on %s): %v", pt.Run, row.Workload, row.Profile, err)
 	}

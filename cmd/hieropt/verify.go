@@ -1,13 +1,19 @@
 package main
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"math"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/verify"
 )
 
 type verifyOptions struct {
@@ -62,7 +68,7 @@ func (a *app) verify(o *verifyOptions, planArg string) error {
 	if err != nil {
 		return err
 	}
-	res, err := plan.Validate(p, pl, plan.DocName(planArg))
+	res, err := checkPlan(p, pl, plan.DocName(planArg))
 	if err != nil {
 		return err
 	}
@@ -110,4 +116,19 @@ func (a *app) verify(o *verifyOptions, planArg string) error {
 	fmt.Fprintf(a.stdout, "%s: valid plan of %s on %s: %d placements, %d transfers, cost %s %s (initial %s)\n",
 		planArg, p.Prog.Name, p.HW.Name, len(pl.Placements), len(pl.Transfers), fmtCost(res.Cost), hw.Units(p.HW.TimeUnit), fmtCost(res.InitialCost))
 	return nil
+}
+
+// checkPlan checks pl, a plan of p, against every rule of FORMATS.md
+// section 3 with the independent checker (package verify), cost.initial
+// against the plan the planner's initializer makes (or its fallback plan)
+// under the plan's cost model. doc names the plan in errors. The error, an
+// *inputerr.Error, says that pl cannot be checked against p at all.
+func checkPlan(p *state.Problem, pl *plan.Plan, doc string) (*verify.Report, error) {
+	opt := &verify.Options{Doc: doc}
+	// An unknown model is verify's input error, before it asks for
+	// cost.initial.
+	if model, ok := costmodel.Lookup(cmp.Or(pl.CostModel, costmodel.Default)); ok {
+		opt.Initial = actions.VerifyInitial(context.Background(), p, model)
+	}
+	return verify.Check(p.Prog, p.HW, pl, opt)
 }

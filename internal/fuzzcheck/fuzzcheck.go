@@ -5,7 +5,7 @@
 // (Bytes) or from a seeded math/rand/v2 generator, so that a fuzzer
 // explores the same space the property tests sample.
 //
-// Its tests check every planner against the plan validator: the
+// Its tests check every planner against the plan checker (verify): the
 // initializer in both orders, the search under several settings, and every
 // arena planner (fuzz_test.go, property_test.go); and fuzz the CSV readers
 // of the packages that have one (csv_fuzz_test.go).

@@ -21,6 +21,7 @@ import (
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/segments"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/verify"
 	"github.com/hieropt/hieropt/workload"
 )
 
@@ -92,32 +93,34 @@ func b2i(b bool) int {
 }
 
 // requireValid writes lay as a plan priced by model and checks it with
-// plan.Validate: no violation, and the final cost Validate recomputes
-// equal to costmodel.Total's. It returns the plan and its cost.
+// verify.Check (cost.initial against actions.VerifyInitial where an
+// initializer or fallback plan exists): no violation, and the final cost
+// Check recomputes equal to costmodel.Total's. It returns the plan and its
+// cost.
 func (c *checker) requireValid(what string, lay *state.Layout, model costmodel.Model) (*plan.Plan, float64) {
 	t := c.t
 	t.Helper()
 	require.NoError(t, lay.CheckComplete(c.p), "%s\n%s", what, c.desc)
-	pl := plan.FromLayout(c.p, lay)
+	pl := lay.Plan(c.p)
 	if model.Name() != costmodel.Default {
 		pl.CostModel = model.Name()
 	}
 	cost := costmodel.Total(model, c.p, lay)
 	initial := c.initialCost(model, false)
 	pl.Cost = plan.Cost{Initial: initial, Final: cost}
-	res, err := plan.Validate(c.p, pl, what)
+	opt := &verify.Options{Doc: what}
+	if !math.IsNaN(initial) { // else cost.initial has nothing to match
+		opt.Initial = actions.VerifyInitial(context.Background(), c.p, model)
+	}
+	res, err := verify.Check(c.p.Prog, c.p.HW, pl, opt)
 	require.NoError(t, err, "%s\n%s", what, c.desc)
 	var bad []string
 	for _, v := range res.Violations {
-		// Without an initializer plan cost.initial has nothing to match.
-		if math.IsNaN(initial) && v.Rule == 6 && strings.HasPrefix(v.Message, "cost.initial") {
-			continue
-		}
 		bad = append(bad, v.String())
 	}
 	require.Empty(t, bad, "%s: invalid plan\n%s", what, c.desc)
 	require.Zero(t, res.Omitted)
-	require.True(t, relEqual(res.Cost, cost), "%s: plan.Validate recomputes %v, costmodel.Total says %v\n%s", what, res.Cost, cost, c.desc)
+	require.True(t, relEqual(res.Cost, cost), "%s: verify.Check recomputes %v, costmodel.Total says %v\n%s", what, res.Cost, cost, c.desc)
 	return pl, cost
 }
 
@@ -263,7 +266,7 @@ func checkPlanners(t testing.TB, prog *workload.Program, prof *hw.Profile, setti
 
 // FuzzPlanners decodes the fuzz bytes into a small program and profile
 // (fuzzcheck.Problem) and checks that every plan of every planner passes
-// plan.Validate, that the search never ends worse than the initializer,
+// verify.Check, that the search never ends worse than the initializer,
 // and that the planners agree on whether a plan exists.
 func FuzzPlanners(f *testing.F) {
 	f.Add([]byte{})

@@ -2,6 +2,7 @@ package fuzzcheck_test
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/verify"
 )
 
 // TestPropertiesOnRandomPrograms checks, over thousands of random small
@@ -25,7 +27,7 @@ import (
 //   - the plan is byte for byte the same with 1, 2 and 4 workers, and in
 //     a second run;
 //   - Result.Cost equals costmodel.Total recomputed from the plan and the
-//     cost plan.Validate recomputes (relative 1e-9);
+//     cost verify.Check recomputes (relative 1e-9);
 //   - it is never worse than the initializer's plan.
 func TestPropertiesOnRandomPrograms(t *testing.T) {
 	n := 3000
@@ -68,7 +70,7 @@ func TestPropertiesOnRandomPrograms(t *testing.T) {
 					break // no plan: checkPlanners checked that it has none
 				}
 				planned = true
-				pl := plan.FromLayout(p, res.Layout)
+				pl := res.Layout.Plan(p)
 				pl.Cost = plan.Cost{Initial: res.InitialCost, Final: res.Cost}
 				var buf bytes.Buffer
 				require.NoError(t, pl.Write(&buf))
@@ -79,11 +81,11 @@ func TestPropertiesOnRandomPrograms(t *testing.T) {
 				first = buf.Bytes()
 				total := costmodel.Total(costmodel.Seed003{}, p, res.Layout)
 				require.True(t, relEqual(res.Cost, total), "Result.Cost %v, costmodel.Total %v\n%s", res.Cost, total, desc)
-				v, err := plan.Validate(p, pl, "random")
+				v, err := verify.Check(p.Prog, p.HW, pl, &verify.Options{Initial: actions.VerifyInitial(context.Background(), p, costmodel.Seed003{})})
 				require.NoError(t, err)
 				require.True(t, v.Valid(), "%v\n%s", v.Violations, desc)
-				require.True(t, relEqual(res.Cost, v.Cost), "Result.Cost %v, plan.Validate %v\n%s", res.Cost, v.Cost, desc)
-				require.True(t, relEqual(res.InitialCost, v.InitialCost), "Result.InitialCost %v, plan.Validate %v\n%s", res.InitialCost, v.InitialCost, desc)
+				require.True(t, relEqual(res.Cost, v.Cost), "Result.Cost %v, verify.Check %v\n%s", res.Cost, v.Cost, desc)
+				require.True(t, relEqual(res.InitialCost, v.InitialCost), "Result.InitialCost %v, verify.Check %v\n%s", res.InitialCost, v.InitialCost, desc)
 				require.LessOrEqual(t, res.Cost, res.InitialCost*(1+1e-9), "worse than the initializer\n%s", desc)
 				if res.Cost < res.InitialCost*(1-1e-9) {
 					stats["search improves"]++
