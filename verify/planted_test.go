@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt"
-	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/verify"
@@ -32,32 +30,22 @@ type optimized struct {
 	pl *plan.Plan
 }
 
-var (
-	optimizedOnce sync.Once
-	optimizedAll  []optimized
-)
-
 // optimizedPlans returns the plans Optimize makes for each shipped
 // workload on the first built-in profile (by name) where it can plan it
-// (made once for all the tests).
+// (shippedPlans': under -short, of every fourth pair).
 func optimizedPlans(t *testing.T) []optimized {
 	t.Helper()
-	optimizedOnce.Do(func() {
-		done := map[string]bool{}
-		for _, p := range testprog.ShippedPairs(t, "..") {
-			if done[p.Prog.Name] {
-				continue
-			}
-			res, err := hieropt.Optimize(context.Background(), p.Prog, p.HW, nil)
-			if err != nil {
-				continue
-			}
-			done[p.Prog.Name] = true
-			optimizedAll = append(optimizedAll, optimized{p, res.Plan})
+	var out []optimized
+	done := map[string]bool{}
+	for _, s := range shippedPlans(t) {
+		if s.res == nil || done[s.p.Prog.Name] {
+			continue
 		}
-	})
-	require.NotEmpty(t, optimizedAll)
-	return optimizedAll
+		done[s.p.Prog.Name] = true
+		out = append(out, optimized{s.p, s.res.Plan})
+	}
+	require.NotEmpty(t, out)
+	return out
 }
 
 // moveTo returns a copy of pl in which placement i sits at offset off of

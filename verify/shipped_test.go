@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -58,47 +59,80 @@ func priced(p *state.Problem, lay *state.Layout, model costmodel.Model) *plan.Pl
 	return pl
 }
 
+// shipped is a shipped pair and the plan hieropt.Optimize makes of it with
+// the default settings (nil where it finds none).
+type shipped struct {
+	p   *state.Problem
+	res *hieropt.Result
+}
+
+var (
+	shippedOnce sync.Once
+	shippedAll  []shipped
+)
+
+// shippedPlans returns every shipped workload on every built-in profile
+// that can hold it, each with Optimize's plan, made once for all the tests
+// of the package (the plans are most of their time). -short: every fourth
+// pair.
+func shippedPlans(t *testing.T) []shipped {
+	t.Helper()
+	shippedOnce.Do(func() {
+		for i, p := range testprog.ShippedPairs(t, "..") {
+			if testing.Short() && i%4 != 0 {
+				continue
+			}
+			s := shipped{p: p}
+			if res, err := hieropt.Optimize(context.Background(), p.Prog, p.HW, nil); err == nil {
+				s.res = res
+			} else {
+				t.Logf("%s on %s: no plan: %v", p.Prog.Name, p.HW.Name, err)
+			}
+			shippedAll = append(shippedAll, s)
+		}
+	})
+	require.NotEmpty(t, shippedAll)
+	return shippedAll
+}
+
 // TestShippedPlans: the plans hieropt.Optimize makes for every shipped
 // workload on every built-in profile that holds it pass verify with the
-// costs package costmodel gives them (Optimize under the default model, and
-// under vela-dma for every fourth pair); and so do those plans with three
-// blocks moved to fresh space in mid-life (the search seldom moves blocks
-// in these), under both cost models. -short: every fourth pair, the
+// costs package costmodel gives them (Optimize under the default model,
+// and under vela-dma for every eighth pair); and so do those plans with
+// three blocks moved to fresh space in mid-life (the search seldom moves
+// blocks in these), under both cost models. -short: every fourth pair, the
 // default model only for Optimize.
 func TestShippedPlans(t *testing.T) {
 	models := []costmodel.Model{costmodel.Seed003{}, costmodel.VelaDMA{}}
-	pairs := testprog.ShippedPairs(t, "..")
-	require.NotEmpty(t, pairs)
 	rng := rand.New(rand.NewPCG(14, 1))
+	pairs := shippedPlans(t)
 	transfers, reuses := 0, 0
-	for i, p := range pairs {
-		if testing.Short() && i%4 != 0 {
-			continue
-		}
-		optimizeModels := models[:1]
-		if !testing.Short() && i%4 == 0 {
-			optimizeModels = models
-		}
+	for i, s := range pairs {
+		p := s.p
 		t.Run(p.Prog.Name+"/"+p.HW.Name, func(t *testing.T) {
-			for _, model := range optimizeModels {
-				res, err := hieropt.Optimize(context.Background(), p.Prog, p.HW, &search.Settings{CostModel: model})
-				if err != nil {
-					t.Logf("%s: no plan: %v", model.Name(), err)
-					continue
-				}
-				agree(t, p, res.Plan, model)
-				transfers += len(res.Plan.Transfers)
-				reuses += countReuses(res.Plan)
-				if model.Name() != costmodel.Default {
-					continue
-				}
-				moved := moveSome(p, res.Layout, rng, 3)
-				for _, m := range models {
-					pl := priced(p, moved, m)
-					agree(t, p, pl, m)
-					transfers += len(pl.Transfers)
-				}
+			if s.res == nil {
+				return
 			}
+			agree(t, p, s.res.Plan, models[0])
+			transfers += len(s.res.Plan.Transfers)
+			reuses += countReuses(s.res.Plan)
+			moved := moveSome(p, s.res.Layout, rng, 3)
+			for _, m := range models {
+				pl := priced(p, moved, m)
+				agree(t, p, pl, m)
+				transfers += len(pl.Transfers)
+			}
+			if testing.Short() || i%8 != 0 {
+				return
+			}
+			vela := models[1]
+			res, err := hieropt.Optimize(context.Background(), p.Prog, p.HW, &search.Settings{CostModel: vela})
+			if err != nil {
+				t.Logf("%s: no plan: %v", vela.Name(), err)
+				return
+			}
+			agree(t, p, res.Plan, vela)
+			transfers += len(res.Plan.Transfers)
 		})
 	}
 	t.Logf("%d pairs: %d transfers, %d in-place reuses", len(pairs), transfers, reuses)
