@@ -9,9 +9,13 @@
 //
 // The pipeline, package by package:
 //
-//	workload, hw  ->  state.Bind  ->  actions.Initializer  ->  search  ->  plan
-//	(documents)       (Problem)       (first layout)          (better)    (document, Validate)
+//	workload, hw  ->  state.Bind  ->  actions.Initializer  ->  search  ->  plan     ->  verify
+//	(documents)       (Problem)       (first layout)          (better)    (document)    (the checker)
 //	                                  costmodel prices every layout
+//
+// Package verify checks a plan against every rule of FORMATS.md with
+// nothing of the planner; compilers should check every plan they apply
+// with verify.Check (cost.initial through actions.VerifyInitial).
 //
 // The command line is cmd/hieropt; the formats are in FORMATS.md.
 package hieropt

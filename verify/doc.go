@@ -53,7 +53,7 @@
 // d/destination in.bandwidth)). The one thing it cannot recompute on its
 // own is cost.initial, the cost of the plan the initializer alone would
 // make: that is the planner's own output, so the caller passes a function
-// that computes it (Options.Initial).
+// that computes it (Options.Initial; hieropt's is actions.VerifyInitial).
 //
 // The tests plant in the planner's plans what a footprint bug and a kind
 // rule bug would produce and show that Check rejects them; and the tests of
