@@ -84,13 +84,14 @@ func bruteOverlaps(prog *workload.Program, pl *plan.Plan) (pairs []string, reuse
 		for j := i + 1; j < len(prog.Blocks); j++ {
 			a, b := &prog.Blocks[i], &prog.Blocks[j]
 			pa, pb := pl.Placements[i], pl.Placements[j]
-			if pa.Level != pb.Level || !(pa.Offset < pb.Offset+foot(b) && pb.Offset < pa.Offset+foot(a)) {
+			meet := pa.Offset < pb.Offset+foot(b) && pb.Offset < pa.Offset+foot(a)
+			if pa.Level != pb.Level || !meet {
 				continue
 			}
 			overlap := false
 			for t := max(a.First, b.First); t <= min(a.Last, b.Last); t++ {
-				same := pa.Offset == pb.Offset
-				if !(same && (takesOver(a, b, t) || takesOver(b, a, t))) {
+				reuse := pa.Offset == pb.Offset && (takesOver(a, b, t) || takesOver(b, a, t))
+				if !reuse {
 					overlap = true
 					break
 				}
