@@ -3,9 +3,10 @@ package render
 import (
 	"bufio"
 	"cmp"
+	_ "embed"
 	"errors"
 	"fmt"
-	"html"
+	"html/template"
 	"io"
 	"math"
 	"runtime"
@@ -59,6 +60,31 @@ var repLevelColors = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4
 
 func repLevelColor(l int) string { return repLevelColors[l%len(repLevelColors)] }
 
+// reportTemplate is the report's HTML (report.tmpl).
+//
+//go:embed report.tmpl
+var reportTemplate string
+
+var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"num":   num,
+	"add":   func(a, b float64) float64 { return a + b },
+	"bytes": repBytes,
+	"cost":  repCost,
+	"pct":   func(v float64) string { return fmt.Sprintf("%.1f%%", v) },
+}).Parse(reportTemplate))
+
+// text is user text (a name, a description, a setting) as the template
+// "t" shows it: the pieces around each "://", which the template joins
+// with the colon as a character reference. Empty text is nil.
+type text []string
+
+func txt(s string) text {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "://")
+}
+
 // WriteReport writes the HTML report of r: one self-contained HTML5
 // document (inline CSS and SVG, no scripts, no external resources) that
 // opens offline in any browser. Its sections have the ids of
@@ -86,23 +112,24 @@ func WriteReport(w io.Writer, r *Report) error {
 	}
 	g.same = g.initial == g.final || g.initial.Equal(g.final)
 	g.prepare()
-	g.bw = bufio.NewWriterSize(w, 1<<16)
-	g.write()
-	if g.err != nil {
-		return g.err
+	data, err := g.data()
+	if err != nil {
+		return err
 	}
-	return g.bw.Flush()
+	bw := bufio.NewWriterSize(w, 1<<16)
+	if err := reportTmpl.Execute(bw, data); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
-// reportGen writes one report.
+// reportGen gathers what one report shows.
 type reportGen struct {
 	r              *Report
 	p              *state.Problem
 	model          costmodel.Model
 	initial, final *state.Layout
 	same           bool // one plan: Initial equals Final
-	bw             *bufio.Writer
-	err            error
 
 	stats        workload.Stats
 	repI, repF   *costmodel.Report
@@ -151,96 +178,93 @@ func BusyBytes(p *state.Problem, lay *state.Layout) [][]int64 {
 	return costmodel.BusyBytes(p, lay)
 }
 
-func (g *reportGen) printf(format string, args ...any) {
-	if g.err == nil {
-		_, g.err = fmt.Fprintf(g.bw, format, args...)
-	}
+// reportData is what the template shows, a field per section.
+type reportData struct {
+	Title, Subtitle, Version text
+	Nav                      []navLink
+	Summary                  summaryData
+	Diagrams                 diagramsData
+	Time                     timeData
+	Occupancy                occupancyData
+	Blocks                   blocksData
+	Transfers                transfersData
+	Settings                 settingsData
 }
 
-func (g *reportGen) str(s string) {
-	if g.err == nil {
-		_, g.err = g.bw.WriteString(s)
-	}
-}
+type navLink struct{ ID, Name string }
 
-const reportCSS = `:root{color-scheme:light}
-*{box-sizing:border-box}
-body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,"Noto Sans","Liberation Sans",sans-serif;font-size:14px;line-height:1.45;color:#1f2328;background:#fff}
-header{padding:18px 28px 10px;border-bottom:1px solid #d8dee4;background:#f6f8fa}
-header h1{font-size:21px;margin:0 0 2px}
-header p{margin:0;color:#59636e}
-nav{margin-top:8px}
-nav a{margin-right:16px;color:#0969da;text-decoration:none}
-nav a:hover{text-decoration:underline}
-main{padding:4px 28px 40px}
-section{margin:26px 0 0}
-h2{font-size:18px;margin:0 0 10px;padding-bottom:4px;border-bottom:1px solid #d8dee4}
-h3{font-size:15px;margin:16px 0 6px}
-p{margin:6px 0}
-.note{color:#59636e;font-size:13px}
-table{border-collapse:collapse;font-size:13px;margin:8px 0}
-th,td{border:1px solid #d8dee4;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f6f8fa;font-weight:600}
-tbody tr:nth-child(even) td{background:#fbfcfd}
-.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.nm{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:12px;word-break:break-all}
-.cards{display:flex;flex-wrap:wrap;gap:10px;margin:8px 0 12px}
-.card{border:1px solid #d8dee4;border-radius:6px;padding:8px 14px;min-width:160px;background:#fff}
-.card .v{font-size:19px;font-weight:600;font-variant-numeric:tabular-nums}
-.card .k{font-size:12px;color:#59636e}
-.better{color:#1a7f37}.worse{color:#cf222e}
-.wide{overflow-x:auto;max-width:100%;border:1px solid #eaeef2;border-radius:6px;padding:6px;margin:8px 0}
-.sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px;vertical-align:-1px}
-.keys span{margin-right:14px;white-space:nowrap}
-footer{padding:14px 28px;border-top:1px solid #d8dee4;color:#59636e;font-size:12px}
-#diagrams svg{max-width:100%;height:auto;display:block}
-details{margin-top:4px;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;font-size:12px;color:#59636e;word-break:normal}
-details summary{cursor:pointer;color:#0969da}
-svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif}
-`
-
-func (g *reportGen) write() {
+// data gathers the template's data.
+func (g *reportGen) data() (*reportData, error) {
 	p := g.p
 	title := fmt.Sprintf("hieropt report: %s on %s", p.Prog.Name, p.HW.Name)
-	g.str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-	g.str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	g.str("<link rel=\"icon\" href=\"data:,\">\n")
-	g.printf("<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n", escHTML(title), reportCSS)
-	g.printf("<header><h1>%s</h1><p>%s</p><nav>", escHTML(title),
-		escHTML(fmt.Sprintf("%d ops, %d blocks, %d levels; %s model; planner: %s", g.stats.Ops, g.stats.Blocks, p.Levels(), g.model.Name(), cmp.Or(g.r.Planner, "(not given)"))))
+	d := &reportData{
+		Title: txt(title),
+		Subtitle: txt(fmt.Sprintf("%d ops, %d blocks, %d levels; %s model; planner: %s",
+			g.stats.Ops, g.stats.Blocks, p.Levels(), g.model.Name(), cmp.Or(g.r.Planner, "(not given)"))),
+		Version:   txt(cmp.Or(g.r.Version, "(unknown version)")),
+		Summary:   g.summary(),
+		Time:      g.timeChart(),
+		Occupancy: g.occupancy(),
+		Blocks:    g.blocks(),
+		Transfers: g.transfers(),
+		Settings:  g.settings(),
+	}
 	names := []string{"Summary", "Diagrams", "Where the time goes", "Occupancy", "Blocks", "Transfers", "Settings"}
 	for i, id := range ReportSections {
-		g.printf(`<a href="#%s">%s</a>`, id, names[i])
+		d.Nav = append(d.Nav, navLink{id, names[i]})
 	}
-	g.str("</nav></header>\n<main>\n")
-	g.summary()
-	g.diagrams()
-	g.timeChart()
-	g.occupancy()
-	g.blocks()
-	g.transfers()
-	g.settings()
-	g.str("</main>\n")
-	g.printf("<footer>Written by hieropt %s. Self-contained: no scripts, no fonts, nothing loaded from the network.</footer>\n", escHTML(cmp.Or(g.r.Version, "(unknown version)")))
-	g.str("</body>\n</html>\n")
+	var err error
+	d.Diagrams, err = g.diagrams()
+	return d, err
 }
 
-// summary: costs, reduction, lower bound, per-level table.
-func (g *reportGen) summary() {
+// summaryData: costs, reduction, lower bound, per-level table.
+type summaryData struct {
+	Workload, Hardware, TimeUnit, Model, Planner, Unit text
+	Ops, Blocks, Levels                                int
+	Cards                                              []card
+	MaxLive, MaxLiveInPlace, Capacity                  int64
+	MaxLiveAt                                          int
+	MaxLiveOp                                          text
+	Same                                               bool
+	Changed, TransfersFinal, TransfersInitial          int
+	Rows                                               []levelRow
+}
+
+// card is one figure of the summary; Class is "", " better" or " worse".
+type card struct {
+	Key, Title   text
+	Value, Class string
+}
+
+// levelRow is one plan's figures for one level; Span, on the level's
+// first row, is its number of rows.
+type levelRow struct {
+	Span                                       int
+	Color                                      string
+	Level                                      text
+	Plan                                       string
+	Capacity, Peak, BytesIn, BytesOut, Traffic int64
+	PeakPct, Time, TimePct                     float64
+	Reads, Writes, TransfersIn, TransfersOut   int
+}
+
+func (g *reportGen) summary() summaryData {
 	p := g.p
 	ci, cf := g.repI.Total, g.repF.Total
-	g.str("<section id=\"summary\">\n<h2>Summary</h2>\n")
-	g.printf("<p><b>%s</b> (%d ops, %d blocks) on <b>%s</b> (%d levels, %s); %s model; planner: %s.</p>\n",
-		escHTML(p.Prog.Name), g.stats.Ops, g.stats.Blocks, escHTML(p.HW.Name), p.Levels(), escHTML(p.HW.TimeUnit),
-		escHTML(g.model.Name()), escHTML(cmp.Or(g.r.Planner, "(not given)")))
-	g.str("<div class=\"cards\">\n")
-	card := func(key, val, cls, title string) {
-		g.printf(`<div class="card"%s><div class="k">%s</div><div class="v%s">%s</div></div>`+"\n",
-			repTitle(title), escHTML(key), cls, escHTML(val))
+	s := summaryData{
+		Workload: txt(p.Prog.Name), Hardware: txt(p.HW.Name), TimeUnit: txt(p.HW.TimeUnit), Model: txt(g.model.Name()),
+		Planner: txt(cmp.Or(g.r.Planner, "(not given)")), Unit: txt(g.unit),
+		Ops: g.stats.Ops, Blocks: g.stats.Blocks, Levels: p.Levels(),
+		MaxLive: g.stats.MaxLive, MaxLiveInPlace: g.stats.MaxLiveInPlace, MaxLiveAt: g.stats.MaxLiveAt, MaxLiveOp: txt(g.opSuffix(g.stats.MaxLiveAt)),
+		Same: g.same, Changed: g.changed, TransfersFinal: g.final.Transfers(), TransfersInitial: g.initial.Transfers(),
 	}
-	card("final cost ("+g.unit+")", repCost(cf), "", fmt.Sprintf("%s %s", strconv.FormatFloat(cf, 'f', -1, 64), g.unit))
+	add := func(key, val, cls, title string) {
+		s.Cards = append(s.Cards, card{Key: txt(key), Value: val, Class: cls, Title: txt(title)})
+	}
+	add("final cost ("+g.unit+")", repCost(cf), "", fmt.Sprintf("%s %s", strconv.FormatFloat(cf, 'f', -1, 64), g.unit))
 	if !g.same || ci != cf {
-		card("initial cost ("+g.unit+")", repCost(ci), "", fmt.Sprintf("%s %s, the initializer's plan", strconv.FormatFloat(ci, 'f', -1, 64), g.unit))
+		add("initial cost ("+g.unit+")", repCost(ci), "", fmt.Sprintf("%s %s, the initializer's plan", strconv.FormatFloat(ci, 'f', -1, 64), g.unit))
 	}
 	red, cls := "no change", ""
 	if ci != 0 && ci != cf {
@@ -252,27 +276,13 @@ func (g *reportGen) summary() {
 			cls = " worse"
 		}
 	}
-	card("reduction", red, cls, "(initial - final) / initial")
-	card("max-live lower bound", repBytes(g.stats.MaxLive), "", fmt.Sprintf("%d B at timestep %d", g.stats.MaxLive, g.stats.MaxLiveAt))
-	card("transfers (final)", strconv.Itoa(g.final.Transfers()), "", "")
-	card("placements (final)", strconv.Itoa(g.placementsF), "", "")
-	g.str("</div>\n")
-	var total int64
+	add("reduction", red, cls, "(initial - final) / initial")
+	add("max-live lower bound", repBytes(g.stats.MaxLive), "", fmt.Sprintf("%d B at timestep %d", g.stats.MaxLive, g.stats.MaxLiveAt))
+	add("transfers (final)", strconv.Itoa(g.final.Transfers()), "", "")
+	add("placements (final)", strconv.Itoa(g.placementsF), "", "")
 	for _, lv := range p.HW.Levels {
-		total += lv.Capacity
+		s.Capacity += lv.Capacity
 	}
-	g.printf("<p>Max-live: %s (%d B; in-place aware %s, %d B) at timestep %d%s: no plan keeps fewer bytes live. The levels hold %s in all.</p>\n",
-		escHTML(repBytes(g.stats.MaxLive)), g.stats.MaxLive, escHTML(repBytes(g.stats.MaxLiveInPlace)), g.stats.MaxLiveInPlace,
-		g.stats.MaxLiveAt, escHTML(g.opSuffix(g.stats.MaxLiveAt)), escHTML(repBytes(total)))
-	if g.same {
-		g.str("<p>The initial and the final plan are the same.</p>\n")
-	} else {
-		g.printf("<p>The search placed %d of %d blocks differently; %d transfers in the final plan, %d in the initial one.</p>\n",
-			g.changed, p.Blocks(), g.final.Transfers(), g.initial.Transfers())
-	}
-	g.str("<h3>Per level</h3>\n<div class=\"wide\"><table>\n<thead><tr><th>level</th><th>plan</th><th class=\"n\">capacity</th><th class=\"n\">peak</th><th class=\"n\">peak %</th>" +
-		"<th class=\"n\">reads</th><th class=\"n\">writes</th><th class=\"n\">transfers in</th><th class=\"n\">transfers out</th><th class=\"n\">moved in</th><th class=\"n\">moved out</th>" +
-		"<th class=\"n\">traffic</th><th class=\"n\">time (" + escHTML(g.unit) + ")</th><th class=\"n\">time %</th></tr></thead>\n<tbody>\n")
 	type planRep struct {
 		name string
 		rep  *costmodel.Report
@@ -284,62 +294,128 @@ func (g *reportGen) summary() {
 	for l, lv := range p.HW.Levels {
 		for i, pr := range plans {
 			t := pr.rep.Levels[l]
-			g.str("<tr>")
+			row := levelRow{Color: repLevelColor(l), Level: txt(lv.Name), Plan: pr.name,
+				Capacity: lv.Capacity, Peak: pr.rep.PeakBytes[l], PeakPct: repPct(float64(pr.rep.PeakBytes[l]), float64(lv.Capacity)),
+				Reads: t.Reads, Writes: t.Writes, TransfersIn: t.TransfersIn, TransfersOut: t.TransfersOut,
+				BytesIn: t.BytesIn, BytesOut: t.BytesOut, Traffic: t.Traffic(), Time: t.Time, TimePct: repPct(t.Time, pr.rep.Total)}
 			if i == 0 {
-				g.printf(`<td rowspan="%d"><span class="sw" style="background:%s"></span>%s</td>`, len(plans), repLevelColor(l), escHTML(lv.Name))
+				row.Span = len(plans)
 			}
-			g.printf("<td>%s</td>%s%s<td class=\"n\">%.1f%%</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td>%s%s%s<td class=\"n\">%s</td><td class=\"n\">%.1f%%</td></tr>\n",
-				pr.name, repBytesCell(lv.Capacity), repBytesCell(pr.rep.PeakBytes[l]), repPct(float64(pr.rep.PeakBytes[l]), float64(lv.Capacity)),
-				t.Reads, t.Writes, t.TransfersIn, t.TransfersOut, repBytesCell(t.BytesIn), repBytesCell(t.BytesOut), repBytesCell(t.Traffic()),
-				repCost(t.Time), repPct(t.Time, pr.rep.Total))
+			s.Rows = append(s.Rows, row)
 		}
 	}
-	g.str("</tbody></table></div>\n")
-	g.str("<p class=\"note\">Peak: the most bytes (footprints, aligned) busy at one timestep, a reused block's shared space counted once. Traffic: bytes read and written by ops plus bytes moved in and out by transfers. Time: the cost model's charges of the level; a transfer pays the source level's read and the destination level's write.</p>\n")
-	g.str("</section>\n")
+	return s
 }
 
-// diagrams: the time-space diagrams of both plans, side by side.
-func (g *reportGen) diagrams() {
-	g.str("<section id=\"diagrams\">\n<h2>Diagrams</h2>\n")
+// diagramsData: the time-space diagrams of both plans, side by side.
+type diagramsData struct {
+	Same           bool
+	Initial, Final float64
+	Unit           text
+	// SVG is the diagrams' drawing, by SVG.
+	SVG template.HTML
+}
+
+func (g *reportGen) diagrams() (diagramsData, error) {
+	d := diagramsData{Same: g.same, Initial: g.repI.Total, Final: g.repF.Total, Unit: txt(g.unit)}
 	ds := []Diagram{{Title: "initial", Layout: g.initial}, {Title: "final", Layout: g.final}}
 	o := Options{Width: 720}
 	if g.same {
 		ds = []Diagram{{Title: "final", Layout: g.final}}
 		o.Width = 960
-		g.str("<p>The initial and the final plan are the same. ")
-	} else {
-		g.printf("<p>Left, the initializer's plan (%s %s); right, the final plan (%s %s). ",
-			escHTML(repCost(g.repI.Total)), escHTML(g.unit), escHTML(repCost(g.repF.Total)), escHTML(g.unit))
 	}
-	g.str("Timesteps run to the right, addresses up, one panel per level; a rectangle is a block at a place for a span of timesteps (hover for its name), hatching is space taken over by reuse, an arrow a transfer.</p>\n<div class=\"wide\">\n")
-	if g.err == nil {
-		g.err = SVG(g.bw, g.p, ds, o)
+	var b strings.Builder
+	if err := SVG(&b, g.p, ds, o); err != nil {
+		return d, err
 	}
-	g.str("</div>\n</section>\n")
+	d.SVG = template.HTML(b.String()) // SVG writes SVG markup and escapes the text in it
+	return d, nil
 }
 
-// timeChart: the cost per timestep (or bucket of timesteps), stacked by
-// level, for the final plan; the initial plan's total as a line.
-func (g *reportGen) timeChart() {
+// chartFrame is a chart's size and plot area: the plot spans [X, X+PW]
+// by [Y, Y+PH] in an SVG of W by H.
+type chartFrame struct {
+	W, H, X, Y, PW, PH float64
+	Grid               []gridLine
+	Axis               timeAxis
+}
+
+// gridLine is a horizontal line of a chart's grid at Y, labelled.
+type gridLine struct {
+	Y     float64
+	Label string
+}
+
+// timeAxis is the timestep ticks under a plot that ends at Right, whose
+// bottom is at Y.
+type timeAxis struct {
+	Y, Right float64
+	Ticks    []axisTick
+}
+
+type axisTick struct {
+	X float64
+	T int
+}
+
+// newTimeAxis places timestep ticks under a plot of width pw starting at
+// x0, whose bottom is at y0.
+func newTimeAxis(x0, pw, y0 float64, T int) timeAxis {
+	a := timeAxis{Y: y0, Right: x0 + pw}
+	step := tickStep(float64(T), 12)
+	for t := 0.0; t <= float64(T); t += step {
+		a.Ticks = append(a.Ticks, axisTick{X: x0 + pw*t/float64(T), T: int(t)})
+	}
+	return a
+}
+
+// timeData: the cost per timestep (or bucket of timesteps), stacked by
+// level, for the final plan; the initial plan's total as a line; the most
+// expensive timesteps.
+type timeData struct {
+	chartFrame
+	Same bool
+	Per  string
+	Keys []levelKey
+	Unit text
+	Mid  float64 // where the unit is written, rotated, along the y axis
+	Bars []bar
+	// Initial is the path of the initial plan's line ("" when the plans
+	// are the same).
+	Initial string
+	Steps   []stepRow
+}
+
+type levelKey struct {
+	Color string
+	Name  text
+}
+
+// bar is one bar of the time chart: a rectangle per level.
+type bar struct {
+	Title text
+	Rects []barRect
+}
+
+type barRect struct {
+	X, Y, W, H float64
+	Color      string
+}
+
+type stepRow struct {
+	T                        int
+	Op                       text
+	Cost, Share, Initial     float64
+	Reads, Writes, Transfers int
+	Bytes, Moved             int64
+}
+
+func (g *reportGen) timeChart() timeData {
 	p := g.p
 	T, L := p.Prog.Timesteps(), p.Levels()
 	k := (T + ReportMaxBars - 1) / ReportMaxBars
 	nb := (T + k - 1) / k
-	bars := make([][]float64, nb) // [bar][level]
-	totF := make([]float64, nb)
-	totI := make([]float64, nb)
-	for t := 0; t < T; t++ {
-		i := t / k
-		if bars[i] == nil {
-			bars[i] = make([]float64, L)
-		}
-		for l := 0; l < L; l++ {
-			bars[i][l] += g.stepLevel[t][l]
-		}
-		totF[i] += g.repF.Steps[t].Time
-		totI[i] += g.repI.Steps[t].Time
-	}
+	levels, totF, totI := g.buckets(k, nb)
 	ymax := 0.0
 	for i := range totF {
 		ymax = max(ymax, totF[i])
@@ -347,30 +423,19 @@ func (g *reportGen) timeChart() {
 			ymax = max(ymax, totI[i])
 		}
 	}
-	g.str("<section id=\"time\">\n<h2>Where the time goes</h2>\n")
-	per := "timestep"
+	d := timeData{Same: g.same, Per: "timestep", Unit: txt(g.unit)}
 	if k > 1 {
-		per = fmt.Sprintf("bucket of %d timesteps", k)
+		d.Per = fmt.Sprintf("bucket of %d timesteps", k)
 	}
-	g.printf("<p>The final plan's cost per %s, stacked by level", per)
-	if !g.same {
-		g.str("; the line is the initial plan's")
-	}
-	g.str(". Hover a bar for its figures.</p>\n")
-	g.str(`<p class="keys">`)
 	for l, lv := range p.HW.Levels {
-		g.printf(`<span><span class="sw" style="background:%s"></span>%s</span>`, repLevelColor(l), escHTML(lv.Name))
+		d.Keys = append(d.Keys, levelKey{repLevelColor(l), txt(lv.Name)})
 	}
-	if !g.same {
-		g.str(`<span><span class="sw" style="background:#1f2328;height:2px;vertical-align:3px"></span>initial plan</span>`)
-	}
-	g.str("</p>\n")
-
 	const (
 		ml, mr, mt, mb = 72.0, 12.0, 10.0, 34.0
 		pw, ph         = 960.0, 220.0
 	)
-	W, H := ml+pw+mr, mt+ph+mb
+	d.chartFrame = chartFrame{W: ml + pw + mr, H: mt + ph + mb, X: ml, Y: mt, PW: pw, PH: ph, Axis: newTimeAxis(ml, pw, mt+ph, T)}
+	d.Mid = mt + ph/2
 	if ymax <= 0 {
 		ymax = 1
 	}
@@ -378,81 +443,95 @@ func (g *reportGen) timeChart() {
 	top := math.Ceil(ymax/step-1e-9) * step
 	y := func(v float64) float64 { return mt + ph*(1-v/top) }
 	bw := pw / float64(nb)
-	g.str(`<div class="wide">`)
-	g.printf(`<svg class="r-chart" width="%s" height="%s" viewBox="0 0 %s %s" font-size="11" role="img" aria-label="cost per timestep">`+"\n",
-		num(W), num(H), num(W), num(H))
-	g.printf(`<rect x="%s" y="%s" width="%s" height="%s" fill="#fafbfc" stroke="#d8dee4"/>`+"\n", num(ml), num(mt), num(pw), num(ph))
 	for i := 0.0; i*step <= top*1.0001; i++ {
 		v := i * step
-		yy := y(v)
-		g.printf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e4e8ec"/><text x="%s" y="%s" text-anchor="end">%s</text>`+"\n",
-			num(ml), num(yy), num(ml+pw), num(yy), num(ml-4), num(yy+4), escHTML(repCompact(v)))
+		d.Grid = append(d.Grid, gridLine{y(v), repCompact(v)})
 	}
-	g.printf(`<text x="12" y="%s" transform="rotate(-90 12 %s)" text-anchor="middle" fill="#59636e">%s</text>`+"\n",
-		num(mt+ph/2), num(mt+ph/2), escHTML(g.unit))
 	gap := 0.0
 	if bw >= 3 {
 		gap = math.Min(1, bw/4)
 	}
 	for i := 0; i < nb; i++ {
 		t0, t1 := i*k, min((i+1)*k, T)-1
-		g.printf(`<g class="r-bar"><title>%s</title>`, escHTML(g.barTitle(t0, t1, bars[i], totF[i], totI[i])))
+		b := bar{Title: txt(g.barTitle(t0, t1, levels[i], totF[i], totI[i]))}
 		acc := 0.0
 		x := ml + float64(i)*bw
 		for l := 0; l < L; l++ {
-			v := bars[i][l]
+			v := levels[i][l]
 			if v <= 0 {
 				continue
 			}
 			y0, y1 := y(acc+v), y(acc)
-			g.printf(`<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`, num(x+gap/2), num(y0), num(math.Max(bw-gap, 0.3)), num(math.Max(y1-y0, 0.3)), repLevelColor(l))
+			b.Rects = append(b.Rects, barRect{X: x + gap/2, Y: y0, W: math.Max(bw-gap, 0.3), H: math.Max(y1-y0, 0.3), Color: repLevelColor(l)})
 			acc += v
 		}
-		g.str("</g>\n")
+		d.Bars = append(d.Bars, b)
 	}
 	if !g.same {
-		var d strings.Builder
-		for i := 0; i < nb; i++ {
-			x0, yy := ml+float64(i)*bw, y(totI[i])
-			if i == 0 {
-				fmt.Fprintf(&d, "M%s %s", num(x0), num(yy))
-			} else {
-				fmt.Fprintf(&d, "V%s", num(yy))
-			}
-			fmt.Fprintf(&d, "H%s", num(x0+bw))
-		}
-		g.printf(`<path d="%s" fill="none" stroke="#1f2328" stroke-width="1.2" stroke-opacity="0.8"><title>the initial plan's cost</title></path>`+"\n", d.String())
+		d.Initial = stepLine(totI, ml, bw, y)
 	}
-	g.timeAxis(ml, pw, mt+ph, T)
-	g.str("</svg></div>\n")
+	d.Steps = g.topSteps()
+	return d
+}
 
-	// The most expensive timesteps.
+// buckets adds the final plan's cost up per bucket of k timesteps (nb of
+// them): per level, and in all for each plan.
+func (g *reportGen) buckets(k, nb int) (levels [][]float64, totF, totI []float64) {
+	L := g.p.Levels()
+	levels = make([][]float64, nb) // [bar][level]
+	totF = make([]float64, nb)
+	totI = make([]float64, nb)
+	for t := range g.p.Prog.Timesteps() {
+		i := t / k
+		if levels[i] == nil {
+			levels[i] = make([]float64, L)
+		}
+		for l := 0; l < L; l++ {
+			levels[i][l] += g.stepLevel[t][l]
+		}
+		totF[i] += g.repF.Steps[t].Time
+		totI[i] += g.repI.Steps[t].Time
+	}
+	return levels, totF, totI
+}
+
+// stepLine is the path of a step line through vs, value i drawn from
+// x0+i*w to x0+(i+1)*w at height y(vs[i]).
+func stepLine(vs []float64, x0, w float64, y func(float64) float64) string {
+	var path strings.Builder
+	for i, v := range vs {
+		x, yy := x0+float64(i)*w, num(y(v))
+		if i == 0 {
+			fmt.Fprintf(&path, "M%s %s", num(x), yy)
+		} else {
+			fmt.Fprintf(&path, "V%s", yy)
+		}
+		fmt.Fprintf(&path, "H%s", num(x+w))
+	}
+	return path.String()
+}
+
+// topSteps returns the most expensive timesteps of the final plan.
+func (g *reportGen) topSteps() []stepRow {
+	p := g.p
+	T := p.Prog.Timesteps()
 	steps := make([]int, T)
 	for t := range steps {
 		steps[t] = t
 	}
 	slices.SortStableFunc(steps, func(a, b int) int { return cmp.Compare(g.repF.Steps[b].Time, g.repF.Steps[a].Time) })
-	n := min(reportTopSteps, T)
-	g.printf("<h3>The %d most expensive timesteps of the final plan</h3>\n", n)
-	g.str("<table>\n<thead><tr><th class=\"n\">timestep</th><th>op</th><th class=\"n\">cost</th><th class=\"n\">share</th>")
-	if !g.same {
-		g.str("<th class=\"n\">initial cost</th>")
-	}
-	g.str("<th class=\"n\">reads</th><th class=\"n\">writes</th><th class=\"n\">transfers</th><th class=\"n\">bytes accessed</th><th class=\"n\">bytes moved</th></tr></thead>\n<tbody>\n")
-	for _, t := range steps[:n] {
+	var rows []stepRow
+	for _, t := range steps[:min(reportTopSteps, T)] {
 		s := g.repF.Steps[t]
 		op := p.Prog.Ops[t]
 		name := op.Name
 		if op.Type != "" {
 			name += " (" + op.Type + ")"
 		}
-		g.printf(`<tr><td class="n">%d</td><td class="nm">%s</td><td class="n">%s</td><td class="n">%.1f%%</td>`, t, escHTML(name), repCost(s.Time), repPct(s.Time, g.repF.Total))
-		if !g.same {
-			g.printf(`<td class="n">%s</td>`, repCost(g.repI.Steps[t].Time))
-		}
-		g.printf("<td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td>%s%s</tr>\n", s.Reads, s.Writes, s.Transfers, repBytesCell(s.Bytes), repBytesCell(s.BytesMoved))
+		rows = append(rows, stepRow{T: t, Op: txt(name), Cost: s.Time, Share: repPct(s.Time, g.repF.Total), Initial: g.repI.Steps[t].Time,
+			Reads: s.Reads, Writes: s.Writes, Transfers: s.Transfers, Bytes: s.Bytes, Moved: s.BytesMoved})
 	}
-	g.str("</tbody></table>\n</section>\n")
+	return rows
 }
 
 func (g *reportGen) barTitle(t0, t1 int, levels []float64, totF, totI float64) string {
@@ -482,127 +561,136 @@ func (g *reportGen) opSuffix(t int) string {
 	return " (" + g.p.Prog.Ops[t].Name + ")"
 }
 
-// timeAxis draws timestep ticks under a plot of width pw starting at x0,
-// whose bottom is at y0.
-func (g *reportGen) timeAxis(x0, pw, y0 float64, T int) {
-	step := tickStep(float64(T), 12)
-	for t := 0.0; t <= float64(T); t += step {
-		x := x0 + pw*t/float64(T)
-		g.printf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#8c959f"/><text x="%s" y="%s" text-anchor="middle">%d</text>`,
-			num(x), num(y0), num(x), num(y0+4), num(x), num(y0+15), int(t))
-	}
-	g.printf(`<text x="%s" y="%s" text-anchor="end" fill="#59636e">timestep</text>`+"\n", num(x0+pw), num(y0+28))
+// occupancyData: per level, the bytes busy at each timestep of the final
+// plan.
+type occupancyData struct {
+	Same   bool
+	Levels []occupancyLevel
 }
 
-// occupancy: per level, the bytes busy at each timestep of the final plan.
-func (g *reportGen) occupancy() {
+type occupancyLevel struct {
+	chartFrame
+	Name  text
+	Color string
+	// Final and Initial are the paths of the plans' busy bytes (Initial
+	// "" when the plans are the same), with their titles.
+	Final, Initial           string
+	FinalTitle, InitialTitle text
+	// CapacityShown says whether the capacity is in the drawn range, at
+	// CapacityY; Capacity is its label.
+	CapacityShown bool
+	CapacityY     float64
+	Capacity      string
+	Peak          int64
+	PeakPct       float64
+	PeakAt        int
+}
+
+func (g *reportGen) occupancy() occupancyData {
+	d := occupancyData{Same: g.same}
+	for l := range g.p.HW.Levels {
+		d.Levels = append(d.Levels, g.occupancyLevel(l))
+	}
+	return d
+}
+
+// occupancyLevel is the occupancy chart of level l.
+func (g *reportGen) occupancyLevel(l int) occupancyLevel {
 	p := g.p
 	T := p.Prog.Timesteps()
-	g.str("<section id=\"occupancy\">\n<h2>Occupancy</h2>\n")
-	g.str("<p>Bytes busy in each level at each timestep of the final plan (filled)")
-	if !g.same {
-		g.str(" and of the initial plan (dashed)")
-	}
-	g.str("; the red line is the level's capacity. A reused block's shared space is counted once.</p>\n")
+	lv := p.HW.Levels[l]
 	const (
 		ml, mr, mt, mb = 72.0, 12.0, 22.0, 34.0
 		pw, ph         = 960.0, 130.0
 	)
-	W, H := ml+pw+mr, mt+ph+mb
-	for l, lv := range p.HW.Levels {
-		peakF, peakAt := int64(0), 0
-		for t, v := range g.busyF[l] {
-			if v > peakF {
-				peakF, peakAt = v, t
-			}
+	peakF, peakAt := int64(0), 0
+	for t, v := range g.busyF[l] {
+		if v > peakF {
+			peakF, peakAt = v, t
 		}
-		peakI := int64(0)
-		for _, v := range g.busyI[l] {
-			peakI = max(peakI, v)
-		}
-		used := float64(max(peakF, peakI))
-		capacity := float64(lv.Capacity)
-		top := capacity
-		if used > 0 && capacity > 2*used {
-			top = niceCeil(used * 1.1)
-		}
-		y := func(v float64) float64 { return mt + ph*(1-v/top) }
-		x := func(t int) float64 { return ml + pw*float64(t)/float64(T) }
-		g.printf(`<h3><span class="sw" style="background:%s"></span>%s</h3>`+"\n", repLevelColor(l), escHTML(lv.Name))
-		g.printf(`<div class="wide"><svg class="r-occ" data-level="%s" width="%s" height="%s" viewBox="0 0 %s %s" font-size="11" role="img" aria-label="%s">`+"\n",
-			escHTML(lv.Name), num(W), num(H), num(W), num(H), escHTML("bytes busy in "+lv.Name))
-		g.printf(`<rect x="%s" y="%s" width="%s" height="%s" fill="#fafbfc" stroke="#d8dee4"/>`+"\n", num(ml), num(mt), num(pw), num(ph))
-		for _, v := range ticks(top, 4) {
-			yy := y(v)
-			g.printf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e4e8ec"/><text x="%s" y="%s" text-anchor="end">%s</text>`+"\n",
-				num(ml), num(yy), num(ml+pw), num(yy), num(ml-4), num(yy+4), escHTML(bytesLabel(int64(v))))
-		}
-		// The final plan: a filled step area.
-		var d strings.Builder
-		fmt.Fprintf(&d, "M%s %s", num(x(0)), num(y(0)))
-		for t := 0; t < T; t++ {
-			fmt.Fprintf(&d, "V%sH%s", num(y(float64(g.busyF[l][t]))), num(x(t+1)))
-		}
-		fmt.Fprintf(&d, "V%sZ", num(y(0)))
-		g.printf(`<path d="%s" fill="%s" fill-opacity="0.35" stroke="%s" stroke-width="1"><title>%s</title></path>`+"\n",
-			d.String(), repLevelColor(l), repLevelColor(l), escHTML(fmt.Sprintf("final plan: peak %s (%d B) at timestep %d%s", repBytes(peakF), peakF, peakAt, g.opSuffix(peakAt))))
-		if !g.same {
-			d.Reset()
-			for t := 0; t < T; t++ {
-				yy := num(y(float64(g.busyI[l][t])))
-				if t == 0 {
-					fmt.Fprintf(&d, "M%s %s", num(x(0)), yy)
-				} else {
-					fmt.Fprintf(&d, "V%s", yy)
-				}
-				fmt.Fprintf(&d, "H%s", num(x(t+1)))
-			}
-			g.printf(`<path d="%s" fill="none" stroke="#1f2328" stroke-width="1" stroke-dasharray="4 3" stroke-opacity="0.7"><title>%s</title></path>`+"\n",
-				d.String(), escHTML(fmt.Sprintf("initial plan: peak %s (%d B)", repBytes(peakI), peakI)))
-		}
-		if capacity <= top {
-			cy := y(capacity)
-			g.printf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#cf222e" stroke-dasharray="5 3"/><text x="%s" y="%s" text-anchor="end" fill="#cf222e">capacity %s</text>`+"\n",
-				num(ml), num(cy), num(ml+pw), num(cy), num(ml+pw), num(cy-4), escHTML(bytesLabel(lv.Capacity)))
-		} else {
-			g.printf(`<text x="%s" y="%s" text-anchor="end" fill="#cf222e">capacity %s (above the drawn range)</text>`+"\n",
-				num(ml+pw), num(mt-6), escHTML(bytesLabel(lv.Capacity)))
-		}
-		g.printf(`<text x="%s" y="%s" fill="#59636e">peak %s (%.1f%% of capacity) at timestep %d</text>`+"\n",
-			num(ml), num(mt-6), escHTML(repBytes(peakF)), repPct(float64(peakF), capacity), peakAt)
-		g.timeAxis(ml, pw, mt+ph, T)
-		g.str("</svg></div>\n")
 	}
-	g.str("</section>\n")
+	peakI := int64(0)
+	for _, v := range g.busyI[l] {
+		peakI = max(peakI, v)
+	}
+	used := float64(max(peakF, peakI))
+	capacity := float64(lv.Capacity)
+	top := capacity
+	if used > 0 && capacity > 2*used {
+		top = niceCeil(used * 1.1)
+	}
+	y := func(v float64) float64 { return mt + ph*(1-v/top) }
+	x := func(t int) float64 { return ml + pw*float64(t)/float64(T) }
+	d := occupancyLevel{
+		chartFrame: chartFrame{W: ml + pw + mr, H: mt + ph + mb, X: ml, Y: mt, PW: pw, PH: ph, Axis: newTimeAxis(ml, pw, mt+ph, T)},
+		Name:       txt(lv.Name), Color: repLevelColor(l),
+		FinalTitle:    txt(fmt.Sprintf("final plan: peak %s (%d B) at timestep %d%s", repBytes(peakF), peakF, peakAt, g.opSuffix(peakAt))),
+		CapacityShown: capacity <= top, CapacityY: y(capacity), Capacity: bytesLabel(lv.Capacity),
+		Peak: peakF, PeakPct: repPct(float64(peakF), capacity), PeakAt: peakAt,
+	}
+	for _, v := range ticks(top, 4) {
+		d.Grid = append(d.Grid, gridLine{y(v), bytesLabel(int64(v))})
+	}
+	// The final plan: a filled step area.
+	var path strings.Builder
+	fmt.Fprintf(&path, "M%s %s", num(x(0)), num(y(0)))
+	for t := 0; t < T; t++ {
+		fmt.Fprintf(&path, "V%sH%s", num(y(float64(g.busyF[l][t]))), num(x(t+1)))
+	}
+	fmt.Fprintf(&path, "V%sZ", num(y(0)))
+	d.Final = path.String()
+	if !g.same {
+		path.Reset()
+		for t := 0; t < T; t++ {
+			yy := num(y(float64(g.busyI[l][t])))
+			if t == 0 {
+				fmt.Fprintf(&path, "M%s %s", num(x(0)), yy)
+			} else {
+				fmt.Fprintf(&path, "V%s", yy)
+			}
+			fmt.Fprintf(&path, "H%s", num(x(t+1)))
+		}
+		d.Initial = path.String()
+		d.InitialTitle = txt(fmt.Sprintf("initial plan: peak %s (%d B)", repBytes(peakI), peakI))
+	}
+	return d
 }
 
-// blocks: the most expensive blocks of the final plan.
-func (g *reportGen) blocks() {
+// blocksData: the most expensive blocks of the final plan.
+type blocksData struct {
+	Same   bool
+	Blocks int
+	Rows   []blockRow
+}
+
+type blockRow struct {
+	N             int
+	Name, Places  text
+	Color, Kind   string
+	Size          int64
+	First, Last   int
+	Reads, Writes int
+	Cost, Share   float64
+	InitialCost   float64
+	InitialPlaces text
+}
+
+func (g *reportGen) blocks() blocksData {
 	p := g.p
 	ids := make([]int, p.Blocks())
 	for b := range ids {
 		ids[b] = b
 	}
 	slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(g.blockCostF[b], g.blockCostF[a]) })
-	n := min(ReportTopBlocks, len(ids))
-	g.str("<section id=\"blocks\">\n<h2>The most expensive blocks</h2>\n")
-	g.printf("<p>The %d blocks of the final plan whose reads, writes and transfers cost the most (of %d blocks).</p>\n", n, p.Blocks())
-	g.str("<div class=\"wide\"><table>\n<thead><tr><th class=\"n\">#</th><th>block</th><th>kind</th><th class=\"n\">size</th><th class=\"n\">lifetime</th><th class=\"n\">reads</th><th class=\"n\">writes</th><th>level(s)</th><th class=\"n\">cost</th><th class=\"n\">share</th>")
-	if !g.same {
-		g.str("<th class=\"n\">initial cost</th>")
-	}
-	g.str("</tr></thead>\n<tbody>\n")
-	for i, b := range ids[:n] {
+	d := blocksData{Same: g.same, Blocks: p.Blocks()}
+	for i, b := range ids[:min(ReportTopBlocks, len(ids))] {
 		blk := p.Block(b)
-		g.printf(`<tr><td class="n">%d</td><td class="nm">%s</td><td><span class="sw" style="background:%s"></span>%s</td>%s<td class="n">%d–%d</td><td class="n">%d</td><td class="n">%d</td><td>%s</td><td class="n">%s</td><td class="n">%.1f%%</td>`,
-			i+1, escHTML(blk.Name), repKindColor(blk.Kind), escHTML(blk.Kind.String()), repBytesCell(blk.Size), blk.First, blk.Last, len(blk.Reads), len(blk.Writes),
-			g.placesText(b, g.final), repCost(g.blockCostF[b]), repPct(g.blockCostF[b], g.repF.Total))
-		if !g.same {
-			g.printf(`<td class="n"%s>%s</td>`, repTitle(strings.ReplaceAll(g.placesPlain(b, g.initial), "\u00a0", " ")), repCost(g.blockCostI[b]))
-		}
-		g.str("</tr>\n")
+		d.Rows = append(d.Rows, blockRow{N: i + 1, Name: txt(blk.Name), Color: repKindColor(blk.Kind), Kind: blk.Kind.String(),
+			Size: blk.Size, First: blk.First, Last: blk.Last, Reads: len(blk.Reads), Writes: len(blk.Writes),
+			Places: txt(g.placesPlain(b, g.final)), Cost: g.blockCostF[b], Share: repPct(g.blockCostF[b], g.repF.Total),
+			InitialCost: g.blockCostI[b], InitialPlaces: txt(strings.ReplaceAll(g.placesPlain(b, g.initial), "\u00a0", " "))})
 	}
-	g.str("</tbody></table></div>\n</section>\n")
+	return d
 }
 
 func repKindColor(k workload.Kind) string {
@@ -632,11 +720,6 @@ func (g *reportGen) placesPlain(b int, lay *state.Layout) string {
 	return strings.Join(parts, " → ")
 }
 
-// placesText is placesPlain escaped for HTML.
-func (g *reportGen) placesText(b int, lay *state.Layout) string {
-	return escHTML(g.placesPlain(b, lay))
-}
-
 // repXfer is one transfer of a plan.
 type repXfer struct {
 	t, b     int
@@ -645,8 +728,51 @@ type repXfer struct {
 	cost     float64
 }
 
-// transfers: every transfer of the final plan, by timestep then block.
-func (g *reportGen) transfers() {
+// transfersData: every transfer of the final plan (up to
+// ReportMaxTransfers), by timestep then block.
+type transfersData struct {
+	Unit        text
+	Count       int
+	Cost, Share float64
+	Rows        []transferRow
+	// Hidden transfers, costing HiddenCost, are past the list's end.
+	Hidden     int
+	HiddenCost float64
+}
+
+type transferRow struct {
+	T                    int
+	Op, Block, From, To  text
+	FromOffset, ToOffset int64
+	Bytes                int64
+	Cost                 float64
+}
+
+func (g *reportGen) transfers() transfersData {
+	p := g.p
+	xs := g.transferList()
+	d := transfersData{Unit: txt(g.unit), Count: len(xs)}
+	for _, x := range xs {
+		d.Cost += x.cost
+	}
+	d.Share = repPct(d.Cost, g.repF.Total)
+	shown := min(len(xs), ReportMaxTransfers)
+	lv := p.HW.Levels
+	for _, x := range xs[:shown] {
+		d.Rows = append(d.Rows, transferRow{T: x.t, Op: txt(strings.TrimPrefix(g.opSuffix(x.t), " ")), Block: txt(p.Block(x.b).Name),
+			From: txt(lv[x.from.Level].Name), FromOffset: x.from.Offset, To: txt(lv[x.to.Level].Name), ToOffset: x.to.Offset,
+			Bytes: x.bytes, Cost: x.cost})
+	}
+	for _, x := range xs[shown:] {
+		d.Hidden++
+		d.HiddenCost += x.cost
+	}
+	return d
+}
+
+// transferList returns the transfers of the final plan by timestep then
+// block, each priced from the model's charges.
+func (g *reportGen) transferList() []repXfer {
 	p := g.p
 	var xs []repXfer
 	for b, segs := range g.final.Segs {
@@ -657,7 +783,6 @@ func (g *reportGen) transfers() {
 		for i := 1; i < len(segs); i++ {
 			xs = append(xs, repXfer{t: int(segs[i].From), b: b, from: segs[i-1], to: segs[i], bytes: p.Block(b).Size})
 		}
-		// Price each transfer from the model's charges.
 		mine := xs[first:]
 		g.model.Charges(p, b, segs, func(c costmodel.Charge) {
 			if c.Kind != costmodel.TransferIn && c.Kind != costmodel.TransferOut {
@@ -680,50 +805,45 @@ func (g *reportGen) transfers() {
 		}
 		return cmp.Compare(a.b, b.b)
 	})
-	var total float64
-	for _, x := range xs {
-		total += x.cost
-	}
-	g.str("<section id=\"transfers\">\n<h2>Transfers</h2>\n")
-	if len(xs) == 0 {
-		g.str("<p>The final plan moves no block: every block stays where it is first placed for its whole life.</p>\n</section>\n")
-		return
-	}
-	g.printf("<p>%d transfers in the final plan, costing %s %s (%.1f%% of the plan).</p>\n", len(xs), repCost(total), escHTML(g.unit), repPct(total, g.repF.Total))
-	g.str("<div class=\"wide\"><table>\n<thead><tr><th class=\"n\">timestep</th><th>block</th><th>from</th><th class=\"n\">offset</th><th>to</th><th class=\"n\">offset</th><th class=\"n\">bytes</th><th class=\"n\">cost</th></tr></thead>\n<tbody>\n")
-	shown := min(len(xs), ReportMaxTransfers)
-	for _, x := range xs[:shown] {
-		lv := p.HW.Levels
-		g.printf(`<tr><td class="n"%s>%d</td><td class="nm">%s</td><td>%s</td><td class="n">%d</td><td>%s</td><td class="n">%d</td>%s<td class="n">%s</td></tr>`+"\n",
-			repTitle(strings.TrimPrefix(g.opSuffix(x.t), " ")), x.t, escHTML(p.Block(x.b).Name), escHTML(lv[x.from.Level].Name), x.from.Offset,
-			escHTML(lv[x.to.Level].Name), x.to.Offset, repBytesCell(x.bytes), repCost(x.cost))
-	}
-	g.str("</tbody></table></div>\n")
-	if shown < len(xs) {
-		var rest float64
-		for _, x := range xs[shown:] {
-			rest += x.cost
-		}
-		g.printf("<p class=\"note\">The list stops at %d rows: %d more transfers, costing %s %s, are not shown.</p>\n",
-			shown, len(xs)-shown, repCost(rest), escHTML(g.unit))
-	}
-	g.str("</section>\n")
+	return xs
 }
 
-// settings: the settings and versions used.
-func (g *reportGen) settings() {
+// settingsData: the settings and versions used, and the hardware profile.
+type settingsData struct {
+	Rows     []settingRow
+	TimeUnit text
+	Levels   []profileLevel
+}
+
+// settingRow is a setting; a long text (a source, a description) folds
+// away in Detail (no script: <details>).
+type settingRow struct {
+	Key, Value text
+	Detail     *settingDetail
+}
+
+type settingDetail struct {
+	Label string
+	Text  text
+}
+
+type profileLevel struct {
+	Color                                            string
+	Name                                             text
+	Capacity, Alignment                              int64
+	InLatency, InBandwidth, OutLatency, OutBandwidth string
+}
+
+func (g *reportGen) settings() settingsData {
 	p := g.p
-	g.str("<section id=\"settings\">\n<h2>Settings</h2>\n<table>\n<tbody>\n")
-	row := func(k, v string) {
-		g.printf("<tr><th>%s</th><td class=\"nm\">%s</td></tr>\n", escHTML(k), escHTML(v))
-	}
-	// Long texts fold away (no script: <details>).
+	d := settingsData{TimeUnit: txt(p.HW.TimeUnit)}
+	row := func(k, v string) { d.Rows = append(d.Rows, settingRow{Key: txt(k), Value: txt(v)}) }
 	long := func(k, name, label, text string) {
-		g.printf("<tr><th>%s</th><td class=\"nm\">%s", escHTML(k), escHTML(name))
+		r := settingRow{Key: txt(k), Value: txt(name)}
 		if text != "" {
-			g.printf("<details><summary>%s</summary>%s</details>", escHTML(label), escHTML(repOneLine(text)))
+			r.Detail = &settingDetail{Label: label, Text: txt(repOneLine(text))}
 		}
-		g.str("</td></tr>\n")
+		d.Rows = append(d.Rows, r)
 	}
 	long("workload", p.Prog.Name, "source", p.Prog.Source)
 	long("hardware profile", p.HW.Name, "description", p.HW.Description)
@@ -735,28 +855,12 @@ func (g *reportGen) settings() {
 	}
 	row("hieropt version", cmp.Or(g.r.Version, "(unknown)"))
 	row("Go", runtime.Version())
-	g.str("</tbody></table>\n")
-	g.str("<h3>Hardware profile</h3>\n<div class=\"wide\"><table>\n<thead><tr><th>level</th><th class=\"n\">capacity</th><th class=\"n\">alignment</th><th class=\"n\">write latency</th><th class=\"n\">write bandwidth (B/" + escHTML(p.HW.TimeUnit) + ")</th><th class=\"n\">read latency</th><th class=\"n\">read bandwidth (B/" + escHTML(p.HW.TimeUnit) + ")</th></tr></thead>\n<tbody>\n")
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for l, lv := range p.HW.Levels {
-		g.printf("<tr><td><span class=\"sw\" style=\"background:%s\"></span>%s</td>%s<td class=\"n\">%d</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
-			repLevelColor(l), escHTML(lv.Name), repBytesCell(lv.Capacity), lv.Alignment,
-			strconv.FormatFloat(lv.In.Latency, 'g', -1, 64), strconv.FormatFloat(lv.In.Bandwidth, 'g', -1, 64),
-			strconv.FormatFloat(lv.Out.Latency, 'g', -1, 64), strconv.FormatFloat(lv.Out.Bandwidth, 'g', -1, 64))
+		d.Levels = append(d.Levels, profileLevel{Color: repLevelColor(l), Name: txt(lv.Name), Capacity: lv.Capacity, Alignment: lv.Alignment,
+			InLatency: f(lv.In.Latency), InBandwidth: f(lv.In.Bandwidth), OutLatency: f(lv.Out.Latency), OutBandwidth: f(lv.Out.Bandwidth)})
 	}
-	g.str("</tbody></table></div>\n</section>\n")
-}
-
-// repTitle returns ` title="..."`, or nothing for an empty title.
-func repTitle(s string) string {
-	if s == "" {
-		return ""
-	}
-	return ` title="` + escHTML(s) + `"`
-}
-
-// repBytesCell is a table cell with a byte count, exact on hover.
-func repBytesCell(n int64) string {
-	return fmt.Sprintf(`<td class="n" title="%d B">%s</td>`, n, escHTML(repBytes(n)))
+	return d
 }
 
 // repBytes prints a byte count in binary units, exact below 1 KiB (as the
@@ -830,12 +934,3 @@ func repPct(a, b float64) float64 {
 
 // repOneLine folds whitespace, newlines included.
 func repOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// escHTML escapes text for HTML text and attribute values (all of <, >,
-// &, ' and "). It also writes the colon of "://" as a character reference,
-// so that a URL in a user's text (a profile's description cites its
-// sources) reads the same but the file holds no URL a tool could take
-// for a resource to fetch.
-func escHTML(s string) string {
-	return strings.ReplaceAll(html.EscapeString(s), "://", "&#58;//")
-}

@@ -254,10 +254,13 @@ func TestReportEscapes(t *testing.T) {
 	fin.MoveAt(0, 1, state.Pos{Level: 1 - at.Level, Offset: 2048})
 	require.NoError(t, fin.CheckComplete(p))
 	doc := rtWrite(t, &Report{Problem: p, Initial: ini, Final: fin, Planner: `<planner>`,
-		Settings: [][2]string{{`<k>`, `<v>&`}}, Version: `<v1>`})
+		Settings: [][2]string{{`<k>`, `<v>&`}, {"url", "see https://example.org/a"}}, Version: `<v1>`})
 	for _, raw := range []string{evil, "y</td>", "w'<script>", `<i>op"1`, `<w>`, `<hw>`, `<L0>`, `L"1`, `<planner>`, `<k>`, `<v>&`, `<v1>`} {
 		assert.NotContains(t, doc, raw)
 	}
+	// A URL in a user's text reads the same, its colon a character
+	// reference: the file holds no URL to fetch.
+	assert.Contains(t, rtSection(t, doc, "settings"), "see https&#58;//example.org/a")
 	assert.Contains(t, doc, "&lt;b&gt;&amp;&#34;x")
 	assert.Contains(t, rtSection(t, doc, "transfers"), "&lt;b&gt;&amp;&#34;x")
 	assert.Contains(t, rtSection(t, doc, "blocks"), "&lt;b&gt;&amp;&#34;x")
