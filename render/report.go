@@ -68,7 +68,7 @@ var reportTemplate string
 var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"num":   num,
 	"add":   func(a, b float64) float64 { return a + b },
-	"bytes": repBytes,
+	"bytes": Bytes,
 	"cost":  repCost,
 	"pct":   func(v float64) string { return fmt.Sprintf("%.1f%%", v) },
 }).Parse(reportTemplate))
@@ -277,7 +277,7 @@ func (g *reportGen) summary() summaryData {
 		}
 	}
 	add("reduction", red, cls, "(initial - final) / initial")
-	add("max-live lower bound", repBytes(g.stats.MaxLive), "", fmt.Sprintf("%d B at timestep %d", g.stats.MaxLive, g.stats.MaxLiveAt))
+	add("max-live lower bound", Bytes(g.stats.MaxLive), "", fmt.Sprintf("%d B at timestep %d", g.stats.MaxLive, g.stats.MaxLiveAt))
 	add("transfers (final)", strconv.Itoa(g.final.Transfers()), "", "")
 	add("placements (final)", strconv.Itoa(g.placementsF), "", "")
 	for _, lv := range p.HW.Levels {
@@ -624,7 +624,7 @@ func (g *reportGen) occupancyLevel(l int) occupancyLevel {
 	d := occupancyLevel{
 		chartFrame: chartFrame{W: ml + pw + mr, H: mt + ph + mb, X: ml, Y: mt, PW: pw, PH: ph, Axis: newTimeAxis(ml, pw, mt+ph, T)},
 		Name:       txt(lv.Name), Color: repLevelColor(l),
-		FinalTitle:    txt(fmt.Sprintf("final plan: peak %s (%d B) at timestep %d%s", repBytes(peakF), peakF, peakAt, g.opSuffix(peakAt))),
+		FinalTitle:    txt(fmt.Sprintf("final plan: peak %s (%d B) at timestep %d%s", Bytes(peakF), peakF, peakAt, g.opSuffix(peakAt))),
 		CapacityShown: capacity <= top, CapacityY: y(capacity), Capacity: bytesLabel(lv.Capacity),
 		Peak: peakF, PeakPct: repPct(float64(peakF), capacity), PeakAt: peakAt,
 	}
@@ -651,7 +651,7 @@ func (g *reportGen) occupancyLevel(l int) occupancyLevel {
 			fmt.Fprintf(&path, "H%s", num(x(t+1)))
 		}
 		d.Initial = path.String()
-		d.InitialTitle = txt(fmt.Sprintf("initial plan: peak %s (%d B)", repBytes(peakI), peakI))
+		d.InitialTitle = txt(fmt.Sprintf("initial plan: peak %s (%d B)", Bytes(peakI), peakI))
 	}
 	return d
 }
@@ -863,9 +863,10 @@ func (g *reportGen) settings() settingsData {
 	return d
 }
 
-// repBytes prints a byte count in binary units, exact below 1 KiB (as the
-// command line's summary does).
-func repBytes(n int64) string {
+// Bytes prints a byte count in binary units with one decimal, exact
+// below 1 KiB: 512 B, 1.5 KiB, 4.0 MiB. The report and the command line's
+// summaries print bytes with it.
+func Bytes(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)

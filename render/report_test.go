@@ -183,7 +183,7 @@ func TestReportShippedWorkloads(t *testing.T) {
 			assert.Contains(t, sum, repCost(costmodel.Total(model, p, fin)))
 			assert.Contains(t, sum, repCost(costmodel.Total(model, p, ini)))
 			assert.Contains(t, sum, "cycles")
-			assert.Contains(t, sum, strings.TrimSpace(repBytes(st.MaxLive)))
+			assert.Contains(t, sum, strings.TrimSpace(Bytes(st.MaxLive)))
 			for _, lv := range p.HW.Levels {
 				assert.Contains(t, sum, ">"+lv.Name+"</td>")
 			}
@@ -331,4 +331,15 @@ func TestReportRejectsIncompletePlans(t *testing.T) {
 	assert.Error(t, WriteReport(&buf, &Report{Problem: p, Final: state.NewLayout(p.Blocks())}))
 	assert.Error(t, WriteReport(&buf, &Report{Problem: p}))
 	assert.Error(t, WriteReport(&buf, nil))
+}
+
+// TestBytes: exact below 1 KiB, then one decimal in the largest binary
+// unit that keeps the number at 1 or more.
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 4 << 20: "4.0 MiB",
+		132*(1<<20) + 1<<19: "132.5 MiB", 1 << 40: "1.0 TiB", 1<<63 - 1: "8.0 EiB",
+	} {
+		assert.Equal(t, want, Bytes(n), "%d", n)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/render"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 )
@@ -159,19 +160,9 @@ func fmtReduction(initial, final float64) string {
 	return fmt.Sprintf("%.2f%% less", 100*(initial-final)/initial)
 }
 
-// fmtBytes prints a byte count in binary units, exact below 1 KiB.
-func fmtBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+// fmtBytes prints a byte count as the report does (render.Bytes): in
+// binary units, exact below 1 KiB.
+func fmtBytes(n int64) string { return render.Bytes(n) }
 
 func plural[N int | int64](n N, what string) string {
 	if n == 1 {
