@@ -81,7 +81,7 @@
 // it is; the pass takes their answers in its own order and forgets them
 // when an insertion changes the level (see prober), so the result is the
 // same with any number of workers.
-
+//
 // Insertion alone finds most promotions on the shipped workloads: the
 // searched plans leave room in fast levels where a block from a slower one
 // fits for its whole life. But the packings are what make room: without
