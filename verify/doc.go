@@ -41,7 +41,7 @@
 // gives plans that break the format and a checker that accepts them, since
 // both ask the same function. So this package imports nothing of the
 // planner (state, actions, costmodel, search, repack, arena, pack,
-// segments), not even through the documents it reads (TestIndependence
+// segments), not even through the documents it reads (TestDependencies
 // runs `go list -deps` to hold it to that), and none of workload's
 // helpers (CanReuse, Validate): it reads the fields of workload.Program,
 // hw.Profile and plan.Plan as plain data (TestIndependence reads this
