@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -113,7 +114,7 @@ func TestShippedPlans(t *testing.T) {
 	models := []costmodel.Model{costmodel.Seed003{}, costmodel.VelaDMA{}}
 	rng := rand.New(rand.NewPCG(14, 1))
 	pairs := shippedPlans(t)
-	transfers, reuses := 0, 0
+	transfers, reuses, collided := 0, 0, 0
 	for _, s := range pairs {
 		p := s.p
 		t.Run(p.Prog.Name+"/"+p.HW.Name, func(t *testing.T) {
@@ -123,6 +124,12 @@ func TestShippedPlans(t *testing.T) {
 			agree(t, p, s.res.Plan, models[0])
 			transfers += len(s.res.Plan.Transfers)
 			reuses += countReuses(s.res.Plan)
+			if bad, a, b := collide(p.Prog, s.res.Plan, rng); bad != nil {
+				rep := check(t, p.Prog, p.HW, bad, nil)
+				assert.Subset(t, []int{3, 4}, ruleSet(rep), "%v", lines(rep))
+				assert.True(t, overlapOf(rep, a, b), "no rule-4 violation for %q and %q: %v", a, b, lines(rep))
+				collided++
+			}
 			moved := moveSome(p, s.res.Layout, rng, 3)
 			for _, m := range models {
 				pl := priced(p, moved, m)
@@ -142,9 +149,43 @@ func TestShippedPlans(t *testing.T) {
 			transfers += len(res.Plan.Transfers)
 		})
 	}
-	t.Logf("%d pairs: %d transfers, %d in-place reuses", len(pairs), transfers, reuses)
+	t.Logf("%d pairs: %d transfers, %d in-place reuses, %d plans with a block moved onto another", len(pairs), transfers, reuses, collided)
 	assert.Positive(t, transfers, "the plans move blocks")
 	assert.Positive(t, reuses, "the plans reuse space in place")
+	assert.Greater(t, collided, len(pairs)/2, "most plans have two blocks to collide")
+}
+
+// collide returns a copy of pl in which a placement, picked by rng, sits
+// at the offset of another block's placement in its level with which it
+// shares a timestep, the two blocks being such that neither may take the
+// other's space (kindRule, and the first reusable): what a planner that
+// loses track of a block would write. It returns the two blocks, or nil
+// if pl has no such pair.
+func collide(prog *workload.Program, pl *plan.Plan, rng *rand.Rand) (bad *plan.Plan, moved, onto string) {
+	blocks := make(map[string]*workload.Block, len(prog.Blocks))
+	for i := range prog.Blocks {
+		blocks[prog.Blocks[i].Name] = &prog.Blocks[i]
+	}
+	mayTake := func(a, b *workload.Block) bool { // b may take a's space
+		return a.Reusable && slices.Contains(kindRule[a.Kind.String()], b.Kind.String())
+	}
+	for range 100 {
+		i := rng.IntN(len(pl.Placements))
+		a := pl.Placements[i]
+		var cands []int
+		for j, b := range pl.Placements {
+			if b.Block == a.Block || b.Level != a.Level || b.Offset == a.Offset || b.To < a.From || a.To < b.From ||
+				mayTake(blocks[a.Block], blocks[b.Block]) || mayTake(blocks[b.Block], blocks[a.Block]) {
+				continue
+			}
+			cands = append(cands, j)
+		}
+		if len(cands) > 0 {
+			b := pl.Placements[cands[rng.IntN(len(cands))]]
+			return moveTo(pl, i, a.Level, b.Offset), a.Block, b.Block
+		}
+	}
+	return nil, "", ""
 }
 
 // moveSome returns a copy of lay in which up to n blocks, picked by rng,
