@@ -391,6 +391,49 @@ func TestCalibrateWriteProfileQuotes(t *testing.T) {
 	}
 }
 
+// TestCalibrateWriteProfileTimeline: the fields of FORMATS.md 6.1 are
+// written and read back exactly, and a base profile's read-only levels,
+// cost model, DMA and (in ns) compute unit carry over to the tuned one.
+func TestCalibrateWriteProfileTimeline(t *testing.T) {
+	link := hw.Link{Latency: 1, Bandwidth: 2}
+	for _, p := range []*hw.Profile{
+		{Name: "t", TimeUnit: hw.NS, CostModel: "timeline", Compute: &hw.Compute{MACsPerUnit: 0.125, OpOverhead: 3.5},
+			DMA: hw.DMA{Channels: 4}, Levels: []hw.Level{
+				{Name: "SRAM", Capacity: 4096, Alignment: 16, In: link, Out: link},
+				{Name: "Flash", Capacity: 1 << 20, Alignment: 16, In: link, Out: link, ReadOnly: true}}},
+		{Name: "odd model", TimeUnit: hw.Cycle, CostModel: "no", Compute: &hw.Compute{MACsPerUnit: 256},
+			Levels: []hw.Level{{Name: "L", Capacity: 64, Alignment: 64, In: link, Out: link}}},
+	} {
+		var buf bytes.Buffer
+		require.NoError(t, WriteProfile(&buf, p))
+		got, err := hw.Parse("t.yaml", buf.Bytes())
+		require.NoError(t, err, buf.String())
+		assert.Equal(t, p, got, buf.String())
+	}
+
+	fits, err := Fit(synthetic(1))
+	require.NoError(t, err)
+	for _, unit := range []string{hw.NS, hw.Cycle} {
+		base, err := hw.Parse("base.yaml", []byte(strings.Replace(strings.Replace(baseYAML, "time_unit: cycle\n",
+			"time_unit: "+unit+"\ncost_model: timeline\ncompute: {macs_per_unit: 16}\ndma: {channels: 2}\n", 1),
+			"alignment: 128,", "alignment: 128, read_only: true,", 1)))
+		require.NoError(t, err)
+		p, err := ProfileFrom(fits, base, "tuned", "s.csv")
+		require.NoError(t, err)
+		assert.Equal(t, "timeline", p.CostModel)
+		assert.Equal(t, hw.DMA{Channels: 2}, p.DMA)
+		assert.Equal(t, []bool{false, false, false, true}, []bool{p.Levels[0].ReadOnly, p.Levels[1].ReadOnly, p.Levels[2].ReadOnly, p.Levels[3].ReadOnly})
+		desc := strings.Join(strings.Fields(p.Description), " ")
+		if unit == hw.NS {
+			assert.Equal(t, &hw.Compute{MACsPerUnit: 16}, p.Compute)
+			assert.Contains(t, desc, "So are its read_only levels, the cost model, the DMA channels, the compute unit.")
+		} else {
+			assert.Nil(t, p.Compute)
+			assert.Contains(t, desc, "So are its read_only levels, the cost model, the DMA channels. Its compute unit is not: it is in cycles, and this profile in ns.")
+		}
+	}
+}
+
 func TestCalibratePlan(t *testing.T) {
 	c := Caches{L1: 48 << 10, L2: 1 << 20, L3: 32 << 20}
 	plan, err := Plan(Options{Caches: &c})

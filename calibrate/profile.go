@@ -88,14 +88,14 @@ func buildProfile(fits []LinkFit, base *hw.Profile, name, samplesFile string, ca
 				return nil, inputerr.New(doc, fmt.Sprintf("level %q", bl.Name), "no samples for this level (the samples have %s): the base's level names must match", strings.Join(order, ", "))
 			}
 			p.Levels = append(p.Levels, hw.Level{Name: bl.Name, Capacity: bl.Capacity, Alignment: bl.Alignment,
-				In: link(lf.in), Out: link(lf.out)})
+				In: link(lf.in), Out: link(lf.out), ReadOnly: bl.ReadOnly})
 		}
 		for _, l := range order {
 			if _, ok := base.LevelIndex(l); !ok {
 				return nil, inputerr.New(doc, "", "has no level %q (it has %s): the base's level names must match the samples'", l, strings.Join(base.LevelNames(), ", "))
 			}
 		}
-		capNote = fmt.Sprintf("Capacities and alignments are those of the base profile %q.", base.Name)
+		capNote = fmt.Sprintf("Capacities and alignments are those of the base profile %q.", base.Name) + fromBase(p, base)
 	} else {
 		var parts []string
 		for _, l := range orderLevels(order) {
@@ -123,6 +123,46 @@ func buildProfile(fits []LinkFit, base *hw.Profile, name, samplesFile string, ca
 		return nil, err
 	}
 	return p, nil
+}
+
+// fromBase gives p what the base says of the hardware besides its links:
+// read-only levels (set by the caller), the cost model, the DMA channels,
+// and the compute unit where the base's time unit is p's (ns: a compute
+// rate in cycles cannot be converted without the clock). It returns the
+// sentence the description adds, "" when the base has none of them.
+func fromBase(p, base *hw.Profile) string {
+	var took, dropped []string
+	for _, l := range base.Levels {
+		if l.ReadOnly {
+			took = append(took, "read_only levels")
+			break
+		}
+	}
+	if base.CostModel != "" {
+		p.CostModel = base.CostModel
+		took = append(took, "the cost model")
+	}
+	if base.DMA.Channels != 0 {
+		p.DMA = base.DMA
+		took = append(took, "the DMA channels")
+	}
+	if base.Compute != nil {
+		if base.TimeUnit == p.TimeUnit {
+			c := *base.Compute
+			p.Compute = &c
+			took = append(took, "the compute unit")
+		} else {
+			dropped = append(dropped, fmt.Sprintf("Its compute unit is not: it is in %s, and this profile in %s.", hw.Units(base.TimeUnit), hw.Units(p.TimeUnit)))
+		}
+	}
+	var out string
+	if len(took) > 0 {
+		out = fmt.Sprintf(" So are its %s.", strings.Join(took, ", "))
+	}
+	for _, d := range dropped {
+		out += " " + d
+	}
+	return out
 }
 
 func link(f *LinkFit) hw.Link {
@@ -183,7 +223,9 @@ func fmtSize(n int64) string {
 }
 
 // WriteProfile writes p as a YAML document of FORMATS.md section 2
-// (hieropt.hw/v1), the description wrapped as a literal block.
+// (hieropt.hw/v1), the description wrapped as a literal block, with the
+// fields of section 6.1 that p has (cost_model, compute, dma, read_only):
+// hw.Parse reads back p exactly.
 func WriteProfile(w io.Writer, p *hw.Profile) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "format: %s\n", hw.Format)
@@ -204,6 +246,15 @@ func WriteProfile(w io.Writer, p *hw.Profile) error {
 		}
 	}
 	fmt.Fprintf(bw, "time_unit: %s\n", p.TimeUnit)
+	if p.CostModel != "" {
+		fmt.Fprintf(bw, "cost_model: %s\n", yamlString(p.CostModel))
+	}
+	if c := p.Compute; c != nil {
+		fmt.Fprintf(bw, "compute: {macs_per_unit: %s, op_overhead: %s}\n", fmtNum(c.MACsPerUnit), fmtNum(c.OpOverhead))
+	}
+	if p.DMA.Channels != 0 {
+		fmt.Fprintf(bw, "dma: {channels: %d}\n", p.DMA.Channels)
+	}
 	bw.WriteString("levels:\n")
 	for _, l := range p.Levels {
 		fmt.Fprintf(bw, "  - name: %s\n", yamlString(l.Name))
@@ -211,6 +262,9 @@ func WriteProfile(w io.Writer, p *hw.Profile) error {
 		fmt.Fprintf(bw, "    alignment: %d\n", l.Alignment)
 		fmt.Fprintf(bw, "    in:  {latency: %s, bandwidth: %s}\n", fmtNum(l.In.Latency), fmtNum(l.In.Bandwidth))
 		fmt.Fprintf(bw, "    out: {latency: %s, bandwidth: %s}\n", fmtNum(l.Out.Latency), fmtNum(l.Out.Bandwidth))
+		if l.ReadOnly {
+			bw.WriteString("    read_only: true\n")
+		}
 	}
 	return bw.Flush()
 }

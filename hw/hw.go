@@ -4,7 +4,11 @@
 // A Profile lists its levels fastest (highest) first. Each level has a
 // capacity, an alignment, and the latency and bandwidth of writing data into
 // it and reading data out of it: moving d bytes across one side costs
-// latency + d/bandwidth time units.
+// latency + d/bandwidth time units. The additions of the timeline model
+// (FORMATS.md section 6.1) are optional: the cost model plans on the
+// profile use (CostModel), the compute unit (Compute), the copy engine
+// (DMA) and read-only levels (Level.ReadOnly, which bind under every
+// model).
 //
 // A Profile is plain data: built in code, or read from a YAML file by
 // Parse or ReadFile, which match keys exactly (a key that differs from a
@@ -54,6 +58,26 @@ type Level struct {
 	Alignment int64 // bytes, > 0: offsets are multiples, footprints rounded up
 	In        Link  // writing into the level
 	Out       Link  // reading out of the level
+	// ReadOnly says that the level holds constants only (FORMATS.md 6.1,
+	// rule 7: under every cost model, no other block is placed in it), as
+	// the flash of a microcontroller. Profile key read_only; false when
+	// absent.
+	ReadOnly bool
+}
+
+// Compute is the compute unit of the timeline model (FORMATS.md 6.1): an
+// op with m MACs computes for OpOverhead + m/MACsPerUnit time units.
+type Compute struct {
+	MACsPerUnit float64 // MACs retired per time unit, finite and > 0
+	OpOverhead  float64 // time units every op costs besides its MACs, finite and >= 0
+}
+
+// DMA is the copy engine of the timeline model (FORMATS.md 6.1).
+type DMA struct {
+	// Channels is how many copies can run at once (profile key
+	// dma.channels, an integer >= 1). 0, the zero value, means the
+	// format's default, 1 (Profile.Channels).
+	Channels int
 }
 
 // Profile is a memory hierarchy, fastest level first.
@@ -61,8 +85,23 @@ type Profile struct {
 	Name        string
 	Description string
 	TimeUnit    string
-	Levels      []Level
+	// CostModel names the cost model of plans on this profile unless the
+	// user names another (profile key cost_model); "" names none, and the
+	// default model applies. Any non-empty name is a valid profile: whether
+	// a model of that name exists is the planner's check.
+	CostModel string
+	// Compute is the compute unit (profile key compute); nil when the
+	// profile has none, and ops then cost no compute time (FORMATS.md 6.4).
+	Compute *Compute
+	// DMA is the copy engine (profile key dma); its zero value is the
+	// default, one channel.
+	DMA    DMA
+	Levels []Level
 }
+
+// Channels returns the number of DMA channels: DMA.Channels, or the
+// default 1 when it is 0.
+func (p *Profile) Channels() int { return max(1, p.DMA.Channels) }
 
 // LevelIndex returns the index of the level named name.
 func (p *Profile) LevelIndex(name string) (int, bool) {
@@ -103,6 +142,9 @@ func (p *Profile) Validate(doc string) error {
 	if p.TimeUnit != Cycle && p.TimeUnit != NS {
 		return inputerr.New(doc, "", "time_unit %q: want %q or %q", p.TimeUnit, Cycle, NS)
 	}
+	if err := p.validateTimeline(doc); err != nil {
+		return err
+	}
 	if len(p.Levels) == 0 {
 		return inputerr.New(doc, "", "\"levels\" is empty: a profile needs at least one level")
 	}
@@ -137,6 +179,35 @@ func (p *Profile) Validate(doc string) error {
 				return inputerr.New(doc, item, "%s.bandwidth %v: %v", side.name, side.link.Bandwidth, err)
 			}
 		}
+	}
+	return nil
+}
+
+// validateTimeline checks the fields of FORMATS.md 6.1 that are not a
+// level's: cost_model, compute and dma.
+func (p *Profile) validateTimeline(doc string) error {
+	if c := p.Compute; c != nil {
+		if err := checkPositive(c.MACsPerUnit); err != nil {
+			return inputerr.New(doc, "", "compute.macs_per_unit %v: %v", c.MACsPerUnit, err)
+		}
+		if err := checkNonNegative(c.OpOverhead); err != nil {
+			return inputerr.New(doc, "", "compute.op_overhead %v: %v", c.OpOverhead, err)
+		}
+	}
+	if p.DMA.Channels < 0 {
+		return inputerr.New(doc, "", "dma.channels %d: must be an integer >= 1 (0 in code means the default, 1)", p.DMA.Channels)
+	}
+	return nil
+}
+
+func checkNonNegative(v float64) error {
+	switch {
+	case math.IsNaN(v):
+		return fmt.Errorf("must be a number, not NaN")
+	case math.IsInf(v, 0):
+		return fmt.Errorf("must be finite")
+	case v < 0:
+		return fmt.Errorf("must be >= 0")
 	}
 	return nil
 }

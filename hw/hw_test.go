@@ -40,6 +40,14 @@ func TestValidateBuiltInCode(t *testing.T) {
 			`code: level 1: missing required field "name"`},
 		{"zero links", hw.Profile{Name: "p", TimeUnit: hw.Cycle, Levels: []hw.Level{{Name: "L", Capacity: 1, Alignment: 1}}},
 			`code: level "L": in.latency 0: must be > 0`},
+		{"timeline fields", hw.Profile{Name: "p", TimeUnit: hw.Cycle, CostModel: "timeline",
+			Compute: &hw.Compute{MACsPerUnit: 256}, DMA: hw.DMA{Channels: 2}, Levels: []hw.Level{ok}}, ""},
+		{"macs_per_unit 0", hw.Profile{Name: "p", TimeUnit: hw.Cycle, Compute: &hw.Compute{}, Levels: []hw.Level{ok}},
+			`code: compute.macs_per_unit 0: must be > 0`},
+		{"op_overhead negative", hw.Profile{Name: "p", TimeUnit: hw.Cycle, Compute: &hw.Compute{MACsPerUnit: 1, OpOverhead: -1}, Levels: []hw.Level{ok}},
+			`code: compute.op_overhead -1: must be >= 0`},
+		{"negative channels", hw.Profile{Name: "p", TimeUnit: hw.Cycle, DMA: hw.DMA{Channels: -1}, Levels: []hw.Level{ok}},
+			`code: dma.channels -1: must be an integer >= 1 (0 in code means the default, 1)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,4 +73,11 @@ func TestLinkTime(t *testing.T) {
 func TestDocName(t *testing.T) {
 	assert.Equal(t, `hardware profile "x.yaml"`, hw.DocName("x.yaml"))
 	assert.Equal(t, `hardware profile`, hw.DocName(""))
+}
+
+// TestChannels: DMA.Channels 0 (a profile built in code without a DMA) is
+// the format's default, one channel.
+func TestChannels(t *testing.T) {
+	assert.Equal(t, 1, (&hw.Profile{}).Channels())
+	assert.Equal(t, 3, (&hw.Profile{DMA: hw.DMA{Channels: 3}}).Channels())
 }

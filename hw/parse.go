@@ -21,9 +21,11 @@ import (
 // that is a mistake, and an error naming both. A new field is a key here,
 // a line in the mapping's reader and a field in its struct.
 var (
-	profileKeys = []string{"format", "name", "description", "time_unit", "levels"}
-	levelKeys   = []string{"name", "capacity", "alignment", "in", "out"}
+	profileKeys = []string{"format", "name", "description", "time_unit", "cost_model", "compute", "dma", "levels"}
+	levelKeys   = []string{"name", "capacity", "alignment", "in", "out", "read_only"}
 	linkKeys    = []string{"latency", "bandwidth"}
+	computeKeys = []string{"macs_per_unit", "op_overhead"}
+	dmaKeys     = []string{"channels"}
 )
 
 // Ignored is a key of a profile document that this reader does not know and
@@ -132,6 +134,9 @@ func (d *decoder) profile(data []byte) (*Profile, error) {
 	if p.TimeUnit, err = m.str("time_unit", true); err != nil {
 		return nil, err
 	}
+	if err := m.timeline(p); err != nil {
+		return nil, err
+	}
 	levels, ok := m.get("levels")
 	if !ok {
 		return nil, inputerr.New(d.doc, "", "missing required field \"levels\"")
@@ -179,7 +184,65 @@ func (d *decoder) level(i int, n *yaml.Node) (Level, error) {
 	if l.Out, err = m.link("out"); err != nil {
 		return l, err
 	}
+	if l.ReadOnly, err = m.boolean("read_only"); err != nil {
+		return l, err
+	}
 	return l, nil
+}
+
+// timeline reads the top-level fields of FORMATS.md 6.1 into p:
+// cost_model, compute and dma, all optional. The rules of their values
+// that Validate checks too (macs_per_unit > 0, op_overhead >= 0) are left
+// to it; those it cannot see are checked here: an empty cost_model, a
+// compute section without macs_per_unit, dma.channels < 1 (0 in a Profile
+// means the default).
+func (m *mapping) timeline(p *Profile) error {
+	var err error
+	if p.CostModel, err = m.str("cost_model", false); err != nil {
+		return err
+	}
+	if m.given("cost_model") && p.CostModel == "" {
+		return m.errorf("cost_model", "want the name of a cost model, got an empty string")
+	}
+	if n, ok := m.get("compute"); ok {
+		if n.Kind != yaml.MappingNode {
+			return m.errorf("compute", "want a mapping {macs_per_unit, op_overhead}, got %s", nodeKind(n))
+		}
+		sub, err := m.d.mapping(n, m.item, "compute.", computeKeys)
+		if err != nil {
+			return err
+		}
+		c := &Compute{}
+		if c.MACsPerUnit, err = sub.number("macs_per_unit"); err != nil {
+			return err
+		}
+		if _, ok := sub.get("op_overhead"); ok {
+			if c.OpOverhead, err = sub.number("op_overhead"); err != nil {
+				return err
+			}
+		}
+		p.Compute = c
+	}
+	if n, ok := m.get("dma"); ok {
+		if n.Kind != yaml.MappingNode {
+			return m.errorf("dma", "want a mapping {channels}, got %s", nodeKind(n))
+		}
+		sub, err := m.d.mapping(n, m.item, "dma.", dmaKeys)
+		if err != nil {
+			return err
+		}
+		if _, ok := sub.get("channels"); ok {
+			ch, err := sub.integer("channels")
+			if err != nil {
+				return err
+			}
+			if ch < 1 || ch > math.MaxInt32 {
+				return sub.errorf("channels", "%d: want an integer >= 1 (copies that can run at once)", ch)
+			}
+			p.DMA.Channels = int(ch)
+		}
+	}
+	return nil
 }
 
 // link reads the link at key of m.
@@ -297,6 +360,12 @@ func (m *mapping) get(key string) (*yaml.Node, bool) {
 	return v, true
 }
 
+// given reports whether key is written in m with a value other than null.
+func (m *mapping) given(key string) bool {
+	_, ok := m.get(key)
+	return ok
+}
+
 // missing is the error of a required key that m lacks (or holds null);
 // inside a level it gives the line where the mapping starts.
 func (m *mapping) missing(key string) error {
@@ -343,6 +412,20 @@ func (m *mapping) str(key string, required bool) (string, error) {
 		return "", m.missing(key)
 	}
 	return s, nil
+}
+
+// boolean reads the optional boolean at key: false when it is missing.
+func (m *mapping) boolean(key string) (bool, error) {
+	n, ok := m.get(key)
+	if !ok {
+		return false, nil
+	}
+	v, _ := scalar(n)
+	b, isBool := v.(bool)
+	if !isBool || n.ShortTag() != "!!bool" {
+		return false, m.errorf(key, "want true or false, got %s", nodeKind(n))
+	}
+	return b, nil
 }
 
 func (m *mapping) integer(key string) (int64, error) {

@@ -60,6 +60,109 @@ func TestParseValid(t *testing.T) {
 	}, p)
 }
 
+// timelineProfile is twoLevels with every field of FORMATS.md 6.1.
+const timelineProfile = `format: hieropt.hw/v1
+name: p
+time_unit: cycle
+cost_model: timeline
+compute:
+  macs_per_unit: 256
+  op_overhead: 2.5
+dma:
+  channels: 2
+levels:
+  - name: SRAM
+    capacity: 4096
+    alignment: 16
+    in:  {latency: 8, bandwidth: 32}
+    out: {latency: 8, bandwidth: 32}
+  - name: Flash
+    capacity: 65536
+    alignment: 64
+    in:  {latency: 120, bandwidth: 8}
+    out: {latency: 100, bandwidth: 8}
+    read_only: true
+`
+
+func TestParseTimeline(t *testing.T) {
+	p, err := hw.Parse("p.yaml", []byte(timelineProfile))
+	require.NoError(t, err)
+	assert.Equal(t, &hw.Profile{
+		Name: "p", TimeUnit: hw.Cycle, CostModel: "timeline",
+		Compute: &hw.Compute{MACsPerUnit: 256, OpOverhead: 2.5}, DMA: hw.DMA{Channels: 2},
+		Levels: []hw.Level{
+			{Name: "SRAM", Capacity: 4096, Alignment: 16, In: hw.Link{Latency: 8, Bandwidth: 32}, Out: hw.Link{Latency: 8, Bandwidth: 32}},
+			{Name: "Flash", Capacity: 65536, Alignment: 64, In: hw.Link{Latency: 120, Bandwidth: 8}, Out: hw.Link{Latency: 100, Bandwidth: 8}, ReadOnly: true},
+		},
+	}, p)
+	assert.Equal(t, 2, p.Channels())
+
+	// The defaults: op_overhead 0, channels 1 (DMA.Channels 0), read_only
+	// false, and no compute or cost model when the keys are absent or null.
+	in := replace(t, timelineProfile, "  op_overhead: 2.5\n", "")
+	in = replace(t, in, "  channels: 2\n", "  channels:\n")
+	in = replace(t, in, "read_only: true", "read_only: false")
+	p, err = hw.Parse("p.yaml", []byte(in))
+	require.NoError(t, err)
+	assert.Equal(t, &hw.Compute{MACsPerUnit: 256}, p.Compute)
+	assert.Equal(t, hw.DMA{}, p.DMA)
+	assert.Equal(t, 1, p.Channels())
+	assert.False(t, p.Levels[1].ReadOnly)
+	p, err = hw.Parse("p.yaml", []byte(replace(t, replace(t, twoLevels, "time_unit: cycle\n", "time_unit: cycle\ncost_model:\ncompute: ~\n"), "    alignment: 64\n", "    alignment: 64\n    read_only: ~\n")))
+	require.NoError(t, err)
+	assert.Equal(t, "", p.CostModel)
+	assert.Nil(t, p.Compute)
+	assert.False(t, p.Levels[1].ReadOnly)
+
+	// Unknown keys inside compute and dma are ignored and listed; a
+	// misspelt one is an error.
+	_, ignored, err := hw.ParseIgnored("p.yaml", []byte(replace(t, timelineProfile, "  channels: 2", "  channels: 2\n  burst: 64")))
+	require.NoError(t, err)
+	assert.Equal(t, []hw.Ignored{{Line: 10, Key: "dma.burst"}}, ignored)
+	_, err = hw.Parse("p.yaml", []byte(replace(t, timelineProfile, "macs_per_unit", "MACs_per_unit")))
+	assert.EqualError(t, err, `hardware profile "p.yaml": line 6: key "compute.MACs_per_unit": keys are case-sensitive; did you mean "compute.macs_per_unit"?`)
+	_, err = hw.Parse("p.yaml", []byte(replace(t, timelineProfile, "read_only", "read-only")))
+	assert.EqualError(t, err, `hardware profile "p.yaml": level "Flash": line 21: key "read-only": keys are case-sensitive; did you mean "read_only"?`)
+}
+
+// TestParseTimelineBad: every malformed value of FORMATS.md 6.1 is a
+// one-line error naming the field and the rule.
+func TestParseTimelineBad(t *testing.T) {
+	const doc = `hardware profile "p.yaml": `
+	tests := []struct{ name, old, new, want string }{
+		{"empty cost_model", "cost_model: timeline", `cost_model: ""`, `line 4: field "cost_model": want the name of a cost model, got an empty string`},
+		{"cost_model a number", "cost_model: timeline", "cost_model: 3", `line 4: field "cost_model": want a string, got number 3`},
+		{"compute a number", "compute:\n  macs_per_unit: 256\n  op_overhead: 2.5", "compute: 256", `line 5: field "compute": want a mapping {macs_per_unit, op_overhead}, got number 256`},
+		{"compute without macs_per_unit", "  macs_per_unit: 256\n", "", `missing required field "compute.macs_per_unit"`},
+		{"macs_per_unit 0", "macs_per_unit: 256", "macs_per_unit: 0", `compute.macs_per_unit 0: must be > 0`},
+		{"macs_per_unit negative", "macs_per_unit: 256", "macs_per_unit: -1", `compute.macs_per_unit -1: must be > 0`},
+		{"macs_per_unit .inf", "macs_per_unit: 256", "macs_per_unit: .inf", `compute.macs_per_unit +Inf: must be finite`},
+		{"macs_per_unit .nan", "macs_per_unit: 256", "macs_per_unit: .nan", `compute.macs_per_unit NaN: must be a number, not NaN`},
+		{"macs_per_unit a word", "macs_per_unit: 256", "macs_per_unit: many", `line 6: field "compute.macs_per_unit": want a number, got string "many"`},
+		{"op_overhead negative", "op_overhead: 2.5", "op_overhead: -0.5", `compute.op_overhead -0.5: must be >= 0`},
+		{"op_overhead .inf", "op_overhead: 2.5", "op_overhead: .inf", `compute.op_overhead +Inf: must be finite`},
+		{"op_overhead a list", "op_overhead: 2.5", "op_overhead: [1]", `line 7: field "compute.op_overhead": want a number, got a list`},
+		{"dma a list", "dma:\n  channels: 2", "dma: [2]", `line 8: field "dma": want a mapping {channels}, got a list`},
+		{"channels 0", "channels: 2", "channels: 0", `line 9: field "dma.channels": 0: want an integer >= 1 (copies that can run at once)`},
+		{"channels negative", "channels: 2", "channels: -2", `line 9: field "dma.channels": -2: want an integer >= 1 (copies that can run at once)`},
+		{"channels 1.5", "channels: 2", "channels: 1.5", `line 9: field "dma.channels": want an integer, got 1.5`},
+		{"channels a word", "channels: 2", "channels: two", `line 9: field "dma.channels": want an integer, got string "two"`},
+		{"channels beyond int32", "channels: 2", "channels: 4294967296", `line 9: field "dma.channels": 4294967296: want an integer >= 1 (copies that can run at once)`},
+		{"read_only yes", "read_only: true", "read_only: yes", `level "Flash": line 21: field "read_only": want true or false, got string "yes"`},
+		{"read_only 1", "read_only: true", "read_only: 1", `level "Flash": line 21: field "read_only": want true or false, got number 1`},
+		{"read_only a string", "read_only: true", `read_only: "true"`, `level "Flash": line 21: field "read_only": want true or false, got string "true"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := hw.Parse("p.yaml", []byte(replace(t, timelineProfile, tt.old, tt.new)))
+			assert.Nil(t, p)
+			require.Error(t, err)
+			assert.Equal(t, doc+tt.want, err.Error())
+			assert.True(t, inputerr.Is(err))
+		})
+	}
+}
+
 // TestParseNumbersAndShapes covers the YAML spellings a profile may use:
 // flow and block mappings, integers in other bases and with signs, floats
 // for numbers, integers written as floats, anchors, aliases and merge keys,
