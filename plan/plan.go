@@ -34,14 +34,54 @@ type Placement struct {
 	Offset int64  `json:"offset"`
 }
 
-// Transfer says that Block moves at timestep At.
+// Transfer says that Block moves at timestep At: from FromLevel at
+// FromOffset (its placement until At-1) to ToLevel at ToOffset (its
+// placement from At on). Under the timeline model (FORMATS.md section 6.2)
+// the copy is issued at the beginning of timestep Start <= At, and a
+// transfer may be a load (Load): the copy of a constant's stored bytes
+// from its home level into its first placement, At its first timestep.
+//
+// In the document, start is written only where it differs from at, and a
+// load has no from_offset (MarshalJSON), so a plan without either reads and
+// writes as before section 6.
 type Transfer struct {
-	Block      string `json:"block"`
-	At         int    `json:"at"`
-	FromLevel  string `json:"from_level"`
-	FromOffset int64  `json:"from_offset"`
-	ToLevel    string `json:"to_level"`
-	ToOffset   int64  `json:"to_offset"`
+	Block string
+	At    int
+	// Start is the timestep at whose beginning the copy is issued; the
+	// document's start, At when it has none. Code that builds a transfer
+	// sets it (a zero Start is timestep 0, a prefetch from the start of the
+	// program, not "the default").
+	Start      int
+	FromLevel  string
+	FromOffset int64 // 0 for a load
+	ToLevel    string
+	ToOffset   int64
+	// Load says the transfer is a load: the document has no from_offset.
+	Load bool
+}
+
+// MarshalJSON writes the transfer as one object of the document, its
+// fields in the order block, at, start, from_level, from_offset, to_level,
+// to_offset; start only where it differs from at, from_offset only where
+// the transfer is not a load.
+func (x Transfer) MarshalJSON() ([]byte, error) {
+	type doc struct {
+		Block      string `json:"block"`
+		At         int    `json:"at"`
+		Start      *int   `json:"start,omitempty"`
+		FromLevel  string `json:"from_level"`
+		FromOffset *int64 `json:"from_offset,omitempty"`
+		ToLevel    string `json:"to_level"`
+		ToOffset   int64  `json:"to_offset"`
+	}
+	d := doc{Block: x.Block, At: x.At, FromLevel: x.FromLevel, ToLevel: x.ToLevel, ToOffset: x.ToOffset}
+	if x.Start != x.At {
+		d.Start = &x.Start
+	}
+	if !x.Load {
+		d.FromOffset = &x.FromOffset
+	}
+	return json.Marshal(d)
 }
 
 // Cost is the plan's cost: Initial is the initializer's plan, Final this
@@ -81,7 +121,8 @@ func ReadFile(path string) (*Plan, error) {
 	return Parse(path, data)
 }
 
-// Parse decodes a plan document; file names it in errors.
+// Parse decodes a plan document; file names it in errors. A transfer
+// without start gets Start = At; one without from_offset is a load (Load).
 func Parse(file string, data []byte) (*Plan, error) {
 	doc := DocName(file)
 	top, err := docjson.ParseDocument(doc, data)
@@ -167,11 +208,28 @@ func Parse(file string, data []byte) (*Plan, error) {
 		if x.At, err = step(o, item, "at"); err != nil {
 			return nil, err
 		}
+		x.Start = x.At
+		if o.Has("start") {
+			if !o.Given("start") {
+				return nil, inputerr.New(doc, item, "field \"start\": want an integer timestep, got null (leave it out to issue the copy at \"at\")")
+			}
+			if x.Start, err = step(o, item, "start"); err != nil {
+				return nil, err
+			}
+		}
 		if x.FromLevel, err = o.String("from_level", true); err != nil {
 			return nil, err
 		}
-		if x.FromOffset, _, err = o.Int64("from_offset", true); err != nil {
-			return nil, err
+		// A transfer without from_offset is a load (FORMATS.md 6.2); one
+		// with from_offset null is neither.
+		x.Load = !o.Has("from_offset")
+		if o.Has("from_offset") && !o.Given("from_offset") {
+			return nil, inputerr.New(doc, item, "field \"from_offset\": want an integer, got null (a load has no from_offset at all)")
+		}
+		if !x.Load {
+			if x.FromOffset, _, err = o.Int64("from_offset", true); err != nil {
+				return nil, err
+			}
 		}
 		if x.ToLevel, err = o.String("to_level", true); err != nil {
 			return nil, err

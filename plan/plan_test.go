@@ -33,7 +33,14 @@ func TestWriteParseRoundTrip(t *testing.T) {
 	empty := &plan.Plan{Workload: "w", Hardware: "h", TimeUnit: "ns",
 		Placements: []plan.Placement{}, Transfers: []plan.Transfer{}}
 
-	for name, pl := range map[string]*plan.Plan{"hand plan": handPlan(), "extras": withExtras, "empty": empty} {
+	timeline := handPlan()
+	timeline.CostModel = "timeline"
+	timeline.Transfers[0].Start = 0
+	timeline.Transfers = append(timeline.Transfers,
+		plan.Transfer{Block: "w", At: 1, Start: 1, FromLevel: "SLOW", ToLevel: "FAST", ToOffset: 128, Load: true},
+		plan.Transfer{Block: "c", At: 2, Start: 0, FromLevel: "SLOW", ToLevel: "FAST", ToOffset: 512, Load: true})
+
+	for name, pl := range map[string]*plan.Plan{"hand plan": handPlan(), "extras": withExtras, "empty": empty, "timeline": timeline} {
 		t.Run(name, func(t *testing.T) {
 			data := writePlan(t, pl)
 			got, err := plan.Parse("p.json", data)
@@ -66,6 +73,32 @@ func TestWriteFormat(t *testing.T) {
 `
 	assert.Equal(t, want, string(writePlan(t, pl)))
 
+	// Under the timeline model: start where it differs from at, and a load
+	// without from_offset.
+	pl.CostModel = "timeline"
+	pl.Transfers[0].Start = 1
+	pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "w", At: 1, Start: 0, FromLevel: "SLOW", ToLevel: "FAST", ToOffset: 128, Load: true},
+		plan.Transfer{Block: "c", At: 2, Start: 2, FromLevel: "SLOW", ToLevel: "FAST", ToOffset: 512, Load: true})
+	assert.Equal(t, `{
+  "format": "hieropt.plan/v1",
+  "workload": "test",
+  "hardware": "fast-slow",
+  "time_unit": "cycle",
+  "cost_model": "timeline",
+  "planner": "hand",
+  "cost": {"initial": 304, "final": 452},
+  "placements": [
+    {"block":"a0","from":0,"to":1,"level":"FAST","offset":64},
+    {"block":"a0","from":2,"to":2,"level":"SLOW","offset":0}
+  ],
+  "transfers": [
+    {"block":"a0","at":2,"start":1,"from_level":"FAST","from_offset":64,"to_level":"SLOW","to_offset":0},
+    {"block":"w","at":1,"start":0,"from_level":"SLOW","to_level":"FAST","to_offset":128},
+    {"block":"c","at":2,"from_level":"SLOW","to_level":"FAST","to_offset":512}
+  ]
+}
+`, string(writePlan(t, pl)))
+
 	none := &plan.Plan{Workload: "w", Hardware: "h", TimeUnit: "ns"}
 	assert.Equal(t, `{
   "format": "hieropt.plan/v1",
@@ -90,6 +123,30 @@ func TestParseIgnoresExtraFields(t *testing.T) {
 		Cost:       plan.Cost{Initial: 304, Final: 452},
 		Placements: []plan.Placement{{Block: "a0", From: 0, To: 1, Level: "FAST", Offset: 64}},
 		Transfers:  []plan.Transfer{}}, got)
+}
+
+// TestParseTimelineFields: a transfer without start is issued at at; one
+// without from_offset is a load; start at at is read like no start (and
+// written without it).
+func TestParseTimelineFields(t *testing.T) {
+	data := `{"format": "hieropt.plan/v1", "workload": "w", "hardware": "h", "time_unit": "cycle", "cost_model": "timeline",
+	  "cost": {"initial": 1, "final": 2}, "placements": [],
+	  "transfers": [
+	    {"block": "a", "at": 3, "from_level": "L", "from_offset": 0, "to_level": "M", "to_offset": 64},
+	    {"block": "b", "at": 3, "start": 1, "from_level": "L", "from_offset": 128, "to_level": "M", "to_offset": 0},
+	    {"block": "c", "at": 2, "start": 2, "from_level": "L", "to_level": "M", "to_offset": 256},
+	    {"block": "d", "at": 2, "start": 0.0, "from_level": "L", "to_level": "M", "to_offset": 512}]}`
+	got, err := plan.Parse("p.json", []byte(data))
+	require.NoError(t, err)
+	assert.Equal(t, []plan.Transfer{
+		{Block: "a", At: 3, Start: 3, FromLevel: "L", FromOffset: 0, ToLevel: "M", ToOffset: 64},
+		{Block: "b", At: 3, Start: 1, FromLevel: "L", FromOffset: 128, ToLevel: "M", ToOffset: 0},
+		{Block: "c", At: 2, Start: 2, FromLevel: "L", ToLevel: "M", ToOffset: 256, Load: true},
+		{Block: "d", At: 2, Start: 0, FromLevel: "L", ToLevel: "M", ToOffset: 512, Load: true},
+	}, got.Transfers)
+	out := string(writePlan(t, got))
+	assert.Contains(t, out, `{"block":"c","at":2,"from_level":"L","to_level":"M","to_offset":256}`)
+	assert.Contains(t, out, `{"block":"d","at":2,"start":0,"from_level":"L","to_level":"M","to_offset":512}`)
 }
 
 func TestParseErrors(t *testing.T) {
@@ -140,6 +197,18 @@ func TestParseErrors(t *testing.T) {
 			`plan "p.json": missing required field "transfers"`},
 		{"transfer at out of range", doc(head, cost, `"placements": []`, `"transfers": [`+xfer+`, {"block": "b", "at": -2147483649}]`),
 			`plan "p.json": transfers[1]: field "at": timestep -2147483649 out of range`},
+		{"start as string", doc(head, cost, `"placements": []`, `"transfers": [{"block": "b", "at": 1, "start": "0", "from_level": "L", "from_offset": 0, "to_level": "M", "to_offset": 0}]`),
+			`plan "p.json": transfers[0]: field "start": want an integer, got string "0"`},
+		{"start 0.5", doc(head, cost, `"placements": []`, `"transfers": [{"block": "b", "at": 1, "start": 0.5, "from_level": "L", "from_offset": 0, "to_level": "M", "to_offset": 0}]`),
+			`plan "p.json": transfers[0]: field "start": want an integer, got 0.5`},
+		{"start null", doc(head, cost, `"placements": []`, `"transfers": [{"block": "b", "at": 1, "start": null, "from_level": "L", "from_offset": 0, "to_level": "M", "to_offset": 0}]`),
+			`plan "p.json": transfers[0]: field "start": want an integer timestep, got null (leave it out to issue the copy at "at")`},
+		{"start out of range", doc(head, cost, `"placements": []`, `"transfers": [{"block": "b", "at": 1, "start": 4294967296, "from_level": "L", "from_offset": 0, "to_level": "M", "to_offset": 0}]`),
+			`plan "p.json": transfers[0]: field "start": timestep 4294967296 out of range`},
+		{"from_offset null", doc(head, cost, `"placements": []`, `"transfers": [{"block": "b", "at": 1, "from_level": "L", "from_offset": null, "to_level": "M", "to_offset": 0}]`),
+			`plan "p.json": transfers[0]: field "from_offset": want an integer, got null (a load has no from_offset at all)`},
+		{"from_offset a string", doc(head, cost, `"placements": []`, `"transfers": [{"block": "b", "at": 1, "from_level": "L", "from_offset": "0", "to_level": "M", "to_offset": 0}]`),
+			`plan "p.json": transfers[0]: field "from_offset": want an integer, got string "0"`},
 		{"transfer to_offset missing", doc(head, cost, `"placements": []`, `"transfers": [{"block": "b", "at": 1, "from_level": "L", "from_offset": 0, "to_level": "M"}]`),
 			`plan "p.json": transfers[0]: missing required field "to_offset"`},
 	}

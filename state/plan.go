@@ -42,7 +42,7 @@ func (l *Layout) Plan(p *Problem) *plan.Plan {
 			if i > 0 {
 				prev := segs[i-1]
 				xs = append(xs, transfer{b, plan.Transfer{
-					Block: blk.Name, At: int(s.From),
+					Block: blk.Name, At: int(s.From), Start: int(s.From),
 					FromLevel: levels[prev.Level].Name, FromOffset: prev.Offset,
 					ToLevel: levels[s.Level].Name, ToOffset: s.Offset,
 				}})
@@ -64,10 +64,20 @@ func (l *Layout) Plan(p *Problem) *plan.Plan {
 // placements tile its lifetime, consecutive placements differ) and returns
 // an error, never a panic, where that fails; a plan that breaks another
 // rule (an overlap, an offset out of bounds, a wrong cost) gives a layout
-// that breaks it too.
+// that breaks it too. A layout has no copy start and no load (FORMATS.md
+// section 6.2): a plan with a transfer whose start is not its at, or with
+// a load, is an error rather than a layout that drops them.
 func LayoutOf(p *Problem, pl *plan.Plan) (*Layout, error) {
 	if pl.Workload != p.Prog.Name || pl.Hardware != p.HW.Name {
 		return nil, fmt.Errorf("plan of %q on %q is not for %q on %q", pl.Workload, pl.Hardware, p.Prog.Name, p.HW.Name)
+	}
+	for i, x := range pl.Transfers {
+		switch {
+		case x.Load:
+			return nil, fmt.Errorf("transfers[%d]: block %q: a load (the timeline model's) is not representable in a layout", i, x.Block)
+		case x.Start != x.At:
+			return nil, fmt.Errorf("transfers[%d]: block %q: a copy issued at timestep %d for timestep %d (the timeline model's) is not representable in a layout", i, x.Block, x.Start, x.At)
+		}
 	}
 	levels := make(map[string]int32, len(p.HW.Levels))
 	for l := range p.HW.Levels {

@@ -65,9 +65,9 @@ func TestLayoutPlan(t *testing.T) {
 			{Block: "c", From: 3, To: 4, Level: "SLOW", Offset: 128},
 		},
 		Transfers: []plan.Transfer{
-			{Block: "a0", At: 2, FromLevel: "FAST", FromOffset: 64, ToLevel: "SLOW", ToOffset: 0},
-			{Block: "a1", At: 2, FromLevel: "FAST", FromOffset: 320, ToLevel: "SLOW", ToOffset: 256},
-			{Block: "c", At: 3, FromLevel: "FAST", FromOffset: 512, ToLevel: "SLOW", ToOffset: 128},
+			{Block: "a0", At: 2, Start: 2, FromLevel: "FAST", FromOffset: 64, ToLevel: "SLOW", ToOffset: 0},
+			{Block: "a1", At: 2, Start: 2, FromLevel: "FAST", FromOffset: 320, ToLevel: "SLOW", ToOffset: 256},
+			{Block: "c", At: 3, Start: 3, FromLevel: "FAST", FromOffset: 512, ToLevel: "SLOW", ToOffset: 128},
 		},
 	}, got)
 
@@ -131,6 +131,11 @@ func TestLayoutOfBrokenPlan(t *testing.T) {
 			`placements[3]: block "w": timesteps [4294967297,4294967297] are not a placement in the lifetime [1,1]`},
 		{"a move to the same place", func(pl *plan.Plan) { pl.Placements[2].Level, pl.Placements[2].Offset = "FAST", 64 },
 			`block "a0": segment 1 does not move the block`},
+		{"a prefetch", func(pl *plan.Plan) { pl.Transfers[1].Start = 1 },
+			`transfers[1]: block "a1": a copy issued at timestep 1 for timestep 2 (the timeline model's) is not representable in a layout`},
+		{"a load", func(pl *plan.Plan) {
+			pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "w", At: 1, Start: 1, FromLevel: "SLOW", ToLevel: "FAST", ToOffset: 128, Load: true})
+		}, `transfers[3]: block "w": a load (the timeline model's) is not representable in a layout`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
