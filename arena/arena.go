@@ -34,8 +34,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
+	"github.com/hieropt/hieropt/internal/registry"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -56,51 +56,20 @@ type Planner interface {
 	Offsets(iv []Interval) []int64
 }
 
-var (
-	mu       sync.RWMutex
-	registry = map[string]Planner{}
-)
+// planners is the registry of single-arena planners.
+var planners = registry.New[Planner]("arena: planner")
 
 // Register adds a planner; a duplicate or empty name is an error.
-func Register(p Planner) error {
-	mu.Lock()
-	defer mu.Unlock()
-	if p.Name() == "" {
-		return fmt.Errorf("arena: planner with an empty name")
-	}
-	if _, dup := registry[p.Name()]; dup {
-		return fmt.Errorf("arena: planner %q registered twice", p.Name())
-	}
-	registry[p.Name()] = p
-	return nil
-}
+func Register(p Planner) error { return planners.Register(p) }
 
 // Lookup returns the planner registered under name.
-func Lookup(name string) (Planner, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	p, ok := registry[name]
-	return p, ok
-}
+func Lookup(name string) (Planner, bool) { return planners.Lookup(name) }
 
 // Names returns the registered planners, sorted.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	var out []string
-	for n := range registry {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func Names() []string { return planners.Names() }
 
 func init() {
-	for _, p := range []Planner{Seed000{}, Seed001{}, Seed004{}, Pack{}} {
-		if err := Register(p); err != nil {
-			panic(err)
-		}
-	}
+	planners.MustRegister(Seed000{}, Seed001{}, Seed004{}, Pack{})
 }
 
 // Peak returns the arena size the offsets need.

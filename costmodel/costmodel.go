@@ -15,10 +15,7 @@
 package costmodel
 
 import (
-	"fmt"
-	"sort"
-	"sync"
-
+	"github.com/hieropt/hieropt/internal/registry"
 	"github.com/hieropt/hieropt/state"
 )
 
@@ -60,58 +57,27 @@ type Model interface {
 	Charges(p *state.Problem, b int, segs []state.Seg, emit func(Charge))
 }
 
-var (
-	mu       sync.RWMutex
-	registry = map[string]Model{}
-)
+// models is the registry of cost models.
+var models = registry.New[Model]("costmodel: model")
 
 // Default is the name of the model plans report unless they name another.
 const Default = "seed003"
 
 // Register adds a model to the registry; a duplicate or empty name is an
 // error.
-func Register(m Model) error {
-	mu.Lock()
-	defer mu.Unlock()
-	if m.Name() == "" {
-		return fmt.Errorf("costmodel: model with an empty name")
-	}
-	if _, dup := registry[m.Name()]; dup {
-		return fmt.Errorf("costmodel: model %q registered twice", m.Name())
-	}
-	registry[m.Name()] = m
-	return nil
-}
+func Register(m Model) error { return models.Register(m) }
 
 // Lookup returns the model registered under name.
-func Lookup(name string) (Model, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	m, ok := registry[name]
-	return m, ok
-}
+func Lookup(name string) (Model, bool) { return models.Lookup(name) }
 
 // Names returns the registered model names, sorted.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return models.Names() }
 
-func mustRegister(m Model) {
-	if err := Register(m); err != nil {
-		panic(err)
-	}
-}
+// Models returns the registered models, sorted by name (for listings).
+func Models() []Model { return models.Entries() }
 
 func init() {
-	mustRegister(Seed003{})
-	mustRegister(VelaDMA{})
+	models.MustRegister(Seed003{}, VelaDMA{})
 }
 
 // Total returns the cost of a complete layout: the sum of BlockCost over the

@@ -1,11 +1,13 @@
 package segments
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/hieropt/hieropt/internal/registry"
 	"github.com/hieropt/hieropt/workload"
 )
 
@@ -19,58 +21,79 @@ type Strategy interface {
 	Ends(prog *workload.Program) []bool
 }
 
-// Info describes a strategy kind for listings.
-type Info struct {
-	Spec string // how to write it
-	Doc  string
+// Kind is a registered kind of strategy: a name, how its spec is written,
+// a doc line, and how to build one from the spec's argument (what follows
+// the colon, with hasArg false when there is no colon).
+type Kind struct {
+	Spec string // how to write it, e.g. "fixed:N"
+	doc  string
+	new  func(arg string, hasArg bool) (Strategy, error)
 }
 
-// Kinds lists the strategy kinds Parse accepts.
-func Kinds() []Info {
-	return []Info{
-		{"every", "each timestep is a segment: commit after every timestep (greedy)"},
-		{"fixed:N", "segments of N timesteps"},
-		{"at:t1,t2,...", "segments end at the given timesteps (and at the last)"},
-		{"auto", "segments end where the program's working set (bytes of live non-constant blocks) is at a local minimum: between residual blocks, attention blocks, stages"},
-	}
+// Name is the kind's name: its spec up to the colon.
+func (k Kind) Name() string { name, _, _ := strings.Cut(k.Spec, ":"); return name }
+
+// Doc is the kind's one-line description.
+func (k Kind) Doc() string { return k.doc }
+
+// kinds is the registry of strategy kinds.
+var kinds = registry.New[Kind]("segments: kind")
+
+func init() {
+	kinds.MustRegister(
+		Kind{"every", "each timestep is a segment: commit after every timestep (greedy)", func(_ string, hasArg bool) (Strategy, error) {
+			if hasArg {
+				return nil, errors.New("every takes no argument")
+			}
+			return Fixed(1), nil
+		}},
+		Kind{"fixed:N", "segments of N timesteps", func(arg string, hasArg bool) (Strategy, error) {
+			n, err := strconv.Atoi(arg)
+			if !hasArg || err != nil || n < 1 {
+				return nil, errors.New("want fixed:N with N >= 1")
+			}
+			return Fixed(n), nil
+		}},
+		Kind{"at:t1,t2,...", "segments end at the given timesteps (and at the last)", func(arg string, hasArg bool) (Strategy, error) {
+			if !hasArg || arg == "" {
+				return nil, errors.New("want at:t1,t2,... (timesteps that end segments)")
+			}
+			var ts []int
+			for _, f := range strings.Split(arg, ",") {
+				t, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil || t < 0 {
+					return nil, fmt.Errorf("%q is not a timestep", f)
+				}
+				ts = append(ts, t)
+			}
+			sort.Ints(ts)
+			return At(ts), nil
+		}},
+		Kind{"auto", "segments end where the program's working set (bytes of live non-constant blocks) is at a local minimum: between residual blocks, attention blocks, stages", func(_ string, hasArg bool) (Strategy, error) {
+			if hasArg {
+				return nil, errors.New("auto takes no argument")
+			}
+			return Auto{}, nil
+		}},
+	)
 }
 
-// Parse reads a strategy spec (see Kinds).
+// Kinds lists the strategy kinds Parse accepts, sorted by name.
+func Kinds() []Kind { return kinds.Entries() }
+
+// Parse reads a strategy spec: a kind's name, and after a colon its
+// argument (see Kinds).
 func Parse(spec string) (Strategy, error) {
 	name, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
-	switch name {
-	case "every":
-		if hasArg {
-			return nil, fmt.Errorf("segments %q: every takes no argument", spec)
-		}
-		return Fixed(1), nil
-	case "fixed":
-		n, err := strconv.Atoi(arg)
-		if !hasArg || err != nil || n < 1 {
-			return nil, fmt.Errorf("segments %q: want fixed:N with N >= 1", spec)
-		}
-		return Fixed(n), nil
-	case "at":
-		if !hasArg || arg == "" {
-			return nil, fmt.Errorf("segments %q: want at:t1,t2,... (timesteps that end segments)", spec)
-		}
-		var ts []int
-		for _, f := range strings.Split(arg, ",") {
-			t, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || t < 0 {
-				return nil, fmt.Errorf("segments %q: %q is not a timestep", spec, f)
-			}
-			ts = append(ts, t)
-		}
-		sort.Ints(ts)
-		return At(ts), nil
-	case "auto":
-		if hasArg {
-			return nil, fmt.Errorf("segments %q: auto takes no argument", spec)
-		}
-		return Auto{}, nil
+	k, ok := kinds.Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("segments %q: unknown strategy (want every, fixed:N, at:t1,t2,... or auto)", spec)
 	}
-	return nil, fmt.Errorf("segments %q: unknown strategy (want every, fixed:N, at:t1,t2,... or auto)", spec)
+	s, err := k.new(arg, hasArg)
+	if err != nil {
+		return nil, fmt.Errorf("segments %q: %w", spec, err)
+	}
+	return s, nil
 }
 
 // Fixed ends a segment every N timesteps; Fixed(1) is "every".

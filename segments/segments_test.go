@@ -3,6 +3,7 @@ package segments_test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -112,7 +113,8 @@ func TestKinds(t *testing.T) {
 	for _, k := range kinds {
 		spec, ok := fill[k.Spec]
 		require.True(t, ok, k.Spec)
-		assert.NotEmpty(t, k.Doc, k.Spec)
+		assert.NotEmpty(t, k.Doc(), k.Spec)
+		assert.Equal(t, strings.Split(k.Spec, ":")[0], k.Name())
 		_, err := segments.Parse(spec)
 		assert.NoError(t, err, spec)
 	}

@@ -1,0 +1,31 @@
+package actions
+
+import "github.com/hieropt/hieropt/internal/registry"
+
+// Name is the order's registered name: "workload" or "kind".
+func (o Order) Name() string { return o.String() }
+
+// Doc is a one-line description of the order, for listings.
+func (o Order) Doc() string {
+	if o == KindOrder {
+		return "scratch blocks first, then activations, outputs and inputs, then constants (weights fill what the program's own data leaves)"
+	}
+	return "the workload's block order: the seed's literal reading, and the plan cost.initial prices"
+}
+
+// orders is the registry of initializer orders.
+var orders = registry.New[Order]("actions: initializer order")
+
+func init() {
+	orders.MustRegister(WorkloadOrder, KindOrder)
+}
+
+// LookupOrder returns the initializer order registered under name.
+func LookupOrder(name string) (Order, bool) { return orders.Lookup(name) }
+
+// OrderNames returns the registered initializer orders' names, sorted.
+func OrderNames() []string { return orders.Names() }
+
+// Orders returns the registered initializer orders, sorted by name (for
+// listings).
+func Orders() []Order { return orders.Entries() }
