@@ -41,7 +41,7 @@ func (Pack) Offsets(iv []Interval) []int64 {
 	if len(iv) == 0 {
 		return nil
 	}
-	s, err := pack.Solve(buffers(iv, 0, nil), &pack.Options{Minimize: true, NodeLimit: PackNodeLimit})
+	s, err := pack.Solve(context.Background(), buffers(iv, 0, nil), &pack.Options{Minimize: true, NodeLimit: PackNodeLimit})
 	if err != nil {
 		// Intervals come from bound problems: positive sizes, First <=
 		// Last. Anything else is a bug.
@@ -91,7 +91,7 @@ func PackWithin(ctx context.Context, iv []Interval, capacity int64, times []int6
 	if MaxLive(iv) > capacity {
 		return nil, false, 0
 	}
-	s, err := pack.Solve(buffers(iv, capacity, times), &pack.Options{NodeLimit: WithinNodeLimit, Ctx: ctx})
+	s, err := pack.Solve(ctx, buffers(iv, capacity, times), &pack.Options{NodeLimit: WithinNodeLimit})
 	if err != nil {
 		panic(fmt.Sprintf("arena: pack: %v", err)) // as in Offsets
 	}

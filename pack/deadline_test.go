@@ -65,12 +65,15 @@ func TestDeadlinePassedGivesFirstPacking(t *testing.T) {
 	p := compilerTrace(1, 5000)
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	for name, o := range map[string]*Options{
-		"deadline": {Minimize: true, Deadline: time.Now().Add(-time.Second)},
-		"context":  {Minimize: true, Ctx: done},
+	for name, c := range map[string]struct {
+		ctx context.Context
+		o   *Options
+	}{
+		"deadline": {context.Background(), &Options{Minimize: true, Deadline: time.Now().Add(-time.Second)}},
+		"context":  {done, &Options{Minimize: true}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			s, err := Solve(p, o)
+			s, err := Solve(c.ctx, p, c.o)
 			require.NoError(t, err)
 			require.True(t, s.Solved)
 			require.NoError(t, Check(p, s))
@@ -128,7 +131,7 @@ func TestDeadlineInEachPhase(t *testing.T) {
 				}
 				return calls >= c.k
 			}}
-			s, err := Solve(c.p, o)
+			s, err := Solve(context.Background(), c.p, o)
 			require.NoError(t, err)
 			require.Equal(t, c.phase, s.Stats.Cut, "%+v", s.Stats)
 			require.Equal(t, c.k, calls, "cut at the hook's k-th check")

@@ -135,13 +135,13 @@
 // within its budget proves its capacity too small; Optimal reports whether
 // the bounds met. Proofs can take long (they need a complete search),
 // particularly with mixed alignments, which max-live ignores; callers that
-// need an answer in time give a Deadline or a Ctx and get the best packing
+// need an answer in time give a Deadline or a context that ends, and get the best packing
 // found. In 10 s it packs D in 1014784 and J in 1041408, where MiniMalloc's
 // own minimization found nothing within 60 s.
 //
 // # Deadlines
 //
-// A deadline (Options.Deadline, or Options.Ctx ending) is when Solve must
+// A deadline (Options.Deadline, or Solve's context ending) is when Solve must
 // return, and every phase keeps it: the start-order pass asks for it every
 // 256 buffers, compiling the index every 4096, each greedy pass every 256,
 // the branch and bound every 1 to 1024 nodes (fewer on large problems,

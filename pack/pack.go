@@ -2,7 +2,6 @@ package pack
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -23,7 +22,9 @@ type Problem struct {
 }
 
 // Options steer Solve. The zero value (or a nil *Options) asks for any
-// packing within Problem.Capacity, with no time limit.
+// packing within Problem.Capacity, with no time limit. Solve's context
+// stops it like Deadline when it is done (a deadline of the context counts
+// too).
 type Options struct {
 	// Deadline, if not zero, is when Solve must return: every phase asks
 	// for it often (every 256 buffers placed, 4096 compiled, and 1 to
@@ -37,9 +38,6 @@ type Options struct {
 	// on the machine's speed: use NodeLimit when the result must be
 	// reproducible. Zero: no deadline.
 	Deadline time.Time
-	// Ctx, if not nil, stops Solve like Deadline when it is done (a
-	// deadline of Ctx counts too). Nil: never.
-	Ctx context.Context
 	// NodeLimit, if positive, stops the search like Deadline once the
 	// branch-and-bound has explored that many nodes in total (over all
 	// probes of Minimize; Stats.Nodes never exceeds it). Unlike a deadline
@@ -75,7 +73,7 @@ type Stats struct {
 	Limited bool
 	// Phases is the time of each phase; the four add up to Time.
 	Phases PhaseTimes
-	// Cut is the phase that Options.Deadline or Options.Ctx stopped
+	// Cut is the phase that Options.Deadline or Solve's context stopped
 	// (PhaseNone if neither did): the phases after it did not run.
 	Cut Phase
 }

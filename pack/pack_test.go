@@ -44,7 +44,7 @@ func TestChallenging(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".1048576.csv"), func(t *testing.T) {
 			p := loadCSV(t, f)
 			p.Capacity = challengingCap
-			s, err := Solve(p, &Options{Deadline: time.Now().Add(40 * time.Second)})
+			s, err := Solve(context.Background(), p, &Options{Deadline: time.Now().Add(40 * time.Second)})
 			require.NoError(t, err)
 			require.True(t, s.Solved, "not solved: %+v", s.Stats)
 			require.NoError(t, Check(p, s))
@@ -68,7 +68,7 @@ func TestChallengingMirrored(t *testing.T) {
 			for _, b := range p.Buffers {
 				m.Buffers = append(m.Buffers, Buffer{ID: b.ID, Lower: 1<<21 - b.Upper, Upper: 1<<21 - b.Lower, Size: b.Size})
 			}
-			s, err := Solve(m, &Options{Deadline: time.Now().Add(40 * time.Second)})
+			s, err := Solve(context.Background(), m, &Options{Deadline: time.Now().Add(40 * time.Second)})
 			require.NoError(t, err)
 			require.True(t, s.Solved, "not solved: %+v", s.Stats)
 			require.NoError(t, Check(m, s))
@@ -85,7 +85,7 @@ func BenchmarkChallenging(b *testing.B) {
 		b.Run(strings.TrimSuffix(filepath.Base(f), ".1048576.csv"), func(b *testing.B) {
 			var nodes int64
 			for i := 0; i < b.N; i++ {
-				s, err := Solve(p, nil)
+				s, err := Solve(context.Background(), p, nil)
 				if err != nil || !s.Solved {
 					b.Fatalf("not solved: %v", err)
 				}
@@ -100,7 +100,7 @@ func BenchmarkChallenging(b *testing.B) {
 // below the capacity MiniMalloc packs it in; Minimize finds and proves it.
 func TestMinimizeC(t *testing.T) {
 	p := loadCSV(t, "../testdata/minimalloc/C.1048576.csv")
-	s, err := Solve(p, &Options{Minimize: true, Deadline: time.Now().Add(30 * time.Second)})
+	s, err := Solve(context.Background(), p, &Options{Minimize: true, Deadline: time.Now().Add(30 * time.Second)})
 	require.NoError(t, err)
 	require.True(t, s.Solved)
 	require.NoError(t, Check(p, s))
@@ -113,7 +113,7 @@ func TestInput12(t *testing.T) {
 	require.Len(t, p.Buffers, 5)
 	assert.Equal(t, int64(12), MaxLive(p))
 	p.Capacity = 12
-	s, err := Solve(p, nil)
+	s, err := Solve(context.Background(), p, nil)
 	require.NoError(t, err)
 	require.True(t, s.Solved)
 	require.NoError(t, Check(p, s))
@@ -135,7 +135,7 @@ func tflite() *Problem {
 func TestTFLiteExample(t *testing.T) {
 	p := tflite()
 	assert.Equal(t, int64(124), MaxLive(p))
-	s, err := Solve(p, &Options{Minimize: true})
+	s, err := Solve(context.Background(), p, &Options{Minimize: true})
 	require.NoError(t, err)
 	require.True(t, s.Solved)
 	require.NoError(t, Check(p, s))
@@ -144,12 +144,12 @@ func TestTFLiteExample(t *testing.T) {
 
 	// At capacity 124 without Minimize, and infeasible one below.
 	p.Capacity = 124
-	s, err = Solve(p, nil)
+	s, err = Solve(context.Background(), p, nil)
 	require.NoError(t, err)
 	require.True(t, s.Solved)
 	require.NoError(t, Check(p, s))
 	p.Capacity = 123
-	s, err = Solve(p, nil)
+	s, err = Solve(context.Background(), p, nil)
 	require.NoError(t, err)
 	assert.False(t, s.Solved)
 }
@@ -223,7 +223,7 @@ func TestRandomAgainstBruteForce(t *testing.T) {
 	for iter := 0; iter < 3000; iter++ {
 		p := randomProblem(r, 1+r.IntN(7), iter%2 == 1)
 		opt := bruteForce(p)
-		s, err := Solve(p, &Options{Minimize: true})
+		s, err := Solve(context.Background(), p, &Options{Minimize: true})
 		require.NoError(t, err)
 		require.True(t, s.Solved)
 		require.NoError(t, Check(p, s), "iter %d", iter)
@@ -233,12 +233,12 @@ func TestRandomAgainstBruteForce(t *testing.T) {
 
 		q := *p
 		q.Capacity = opt
-		s, err = Solve(&q, nil)
+		s, err = Solve(context.Background(), &q, nil)
 		require.NoError(t, err)
 		require.True(t, s.Solved, "iter %d", iter)
 		require.NoError(t, Check(&q, s))
 		q.Capacity = opt - 1
-		s, err = Solve(&q, nil)
+		s, err = Solve(context.Background(), &q, nil)
 		require.NoError(t, err)
 		require.False(t, s.Solved, "iter %d", iter)
 
@@ -274,12 +274,12 @@ func TestRandomProperties(t *testing.T) {
 		p.Capacity = ml + r.Int64N(ml/4+1)
 		// Proving a peak optimal can take long on such random problems
 		// (unit granularity); the deadline returns the best found.
-		s, err := Solve(p, &Options{Deadline: time.Now().Add(100 * time.Millisecond)})
+		s, err := Solve(context.Background(), p, &Options{Deadline: time.Now().Add(100 * time.Millisecond)})
 		require.NoError(t, err)
 		if s.Solved {
 			require.NoError(t, Check(p, s), "iter %d", iter)
 		}
-		m, err := Solve(p, &Options{Minimize: true, Deadline: time.Now().Add(100 * time.Millisecond)})
+		m, err := Solve(context.Background(), p, &Options{Minimize: true, Deadline: time.Now().Add(100 * time.Millisecond)})
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, m.Peak, ml)
 		if m.Solved {
@@ -295,9 +295,9 @@ func TestDeterminism(t *testing.T) {
 	for _, name := range []string{"C", "E", "G", "K"} {
 		p := loadCSV(t, "../testdata/minimalloc/"+name+".1048576.csv")
 		p.Capacity = challengingCap
-		a, err := Solve(p, &Options{Seed: 7})
+		a, err := Solve(context.Background(), p, &Options{Seed: 7})
 		require.NoError(t, err)
-		b, err := Solve(p, &Options{Seed: 7})
+		b, err := Solve(context.Background(), p, &Options{Seed: 7})
 		require.NoError(t, err)
 		require.True(t, a.Solved)
 		assert.Equal(t, a.Offsets, b.Offsets, name)
@@ -308,7 +308,7 @@ func TestDeterminism(t *testing.T) {
 func TestCancel(t *testing.T) {
 	p := loadCSV(t, "../testdata/minimalloc/E.1048576.csv")
 	p.Capacity = 1040000 // below max-live (1048576): infeasible at once
-	s, err := Solve(p, nil)
+	s, err := Solve(context.Background(), p, nil)
 	require.NoError(t, err)
 	assert.False(t, s.Solved)
 	assert.Len(t, s.Offsets, len(p.Buffers)) // the best (greedy) packing, over capacity
@@ -318,11 +318,11 @@ func TestCancel(t *testing.T) {
 	p = loadCSV(t, "../testdata/minimalloc/D.1048576.csv")
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
-	s, err = Solve(p, &Options{Minimize: true, Ctx: ctx}) // returns (else the test times out)
+	s, err = Solve(ctx, p, &Options{Minimize: true}) // returns (else the test times out)
 	require.NoError(t, err)
 	require.True(t, s.Solved)
 	require.NoError(t, Check(p, s))
-	s, err = Solve(p, &Options{Minimize: true, Deadline: time.Now().Add(200 * time.Millisecond)})
+	s, err = Solve(context.Background(), p, &Options{Minimize: true, Deadline: time.Now().Add(200 * time.Millisecond)})
 	require.NoError(t, err)
 	require.True(t, s.Solved)
 	assert.GreaterOrEqual(t, s.Peak, MaxLive(p))
@@ -338,12 +338,12 @@ func TestInvalid(t *testing.T) {
 		{Buffer{ID: "x", Lower: -1, Upper: 3, Size: 1}, `pack: buffer 0 ("x"): lower -1 is negative`},
 		{Buffer{ID: "x", Lower: 0, Upper: 3, Size: 1, Align: -2}, `pack: buffer 0 ("x"): align -2 is negative`},
 	} {
-		_, err := Solve(&Problem{Buffers: []Buffer{c.b}, Capacity: 10}, nil)
+		_, err := Solve(context.Background(), &Problem{Buffers: []Buffer{c.b}, Capacity: 10}, nil)
 		assert.EqualError(t, err, c.want)
 	}
-	_, err := Solve(&Problem{Capacity: -1}, nil)
+	_, err := Solve(context.Background(), &Problem{Capacity: -1}, nil)
 	assert.EqualError(t, err, "pack: capacity -1 is negative")
-	s, err := Solve(&Problem{}, nil)
+	s, err := Solve(context.Background(), &Problem{}, nil)
 	require.NoError(t, err)
 	assert.True(t, s.Solved && s.Optimal)
 }
@@ -428,7 +428,7 @@ func TestPlannerShaped(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for iter := 0; iter < 20; iter++ {
 		p := plannerShaped(r)
-		s, err := Solve(p, &Options{Deadline: time.Now().Add(5 * time.Second)})
+		s, err := Solve(context.Background(), p, &Options{Deadline: time.Now().Add(5 * time.Second)})
 		require.NoError(t, err)
 		require.True(t, s.Solved)
 		require.NoError(t, Check(p, s))
@@ -444,7 +444,7 @@ func BenchmarkPlannerShaped(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		p := ps[i%len(ps)]
-		s, err := Solve(p, nil)
+		s, err := Solve(context.Background(), p, nil)
 		if err != nil || !s.Solved {
 			b.Fatalf("problem %d: solved %v, %v", i%len(ps), s != nil && s.Solved, err)
 		}
@@ -460,7 +460,7 @@ func TestNodeLimitDeterministic(t *testing.T) {
 	const limit = 3000
 	var first *Solution
 	for i := 0; i < 3; i++ {
-		s, err := Solve(p, &Options{Minimize: true, NodeLimit: limit, Seed: 3})
+		s, err := Solve(context.Background(), p, &Options{Minimize: true, NodeLimit: limit, Seed: 3})
 		require.NoError(t, err)
 		require.True(t, s.Solved)
 		require.NoError(t, Check(p, s))
@@ -483,9 +483,9 @@ func TestNodeLimitDeterministic(t *testing.T) {
 	// (over the capacity) is returned, the same every time.
 	e := loadCSV(t, "../testdata/minimalloc/E.1048576.csv")
 	e.Capacity = challengingCap
-	a, err := Solve(e, &Options{NodeLimit: 200})
+	a, err := Solve(context.Background(), e, &Options{NodeLimit: 200})
 	require.NoError(t, err)
-	b, err := Solve(e, &Options{NodeLimit: 200})
+	b, err := Solve(context.Background(), e, &Options{NodeLimit: 200})
 	require.NoError(t, err)
 	assert.False(t, a.Solved)
 	assert.True(t, a.Stats.Limited)
@@ -493,15 +493,15 @@ func TestNodeLimitDeterministic(t *testing.T) {
 	assert.Equal(t, a.Offsets, b.Offsets)
 	assert.Equal(t, a.Stats.Nodes, b.Stats.Nodes)
 	// Without a limit it packs; a limit it does not reach changes nothing.
-	c, err := Solve(e, nil)
+	c, err := Solve(context.Background(), e, nil)
 	require.NoError(t, err)
 	require.True(t, c.Solved)
-	d, err := Solve(e, &Options{NodeLimit: 2 * c.Stats.Nodes})
+	d, err := Solve(context.Background(), e, &Options{NodeLimit: 2 * c.Stats.Nodes})
 	require.NoError(t, err)
 	require.True(t, d.Solved)
 	assert.False(t, d.Stats.Limited)
 	assert.Equal(t, c.Offsets, d.Offsets)
 
-	_, err = Solve(e, &Options{NodeLimit: -1})
+	_, err = Solve(context.Background(), e, &Options{NodeLimit: -1})
 	assert.EqualError(t, err, "pack: node limit -1 is negative")
 }

@@ -82,7 +82,7 @@ func luby(i int) int64 {
 type solver struct {
 	p   *Problem
 	o   *Options
-	ctx context.Context
+	ctx context.Context // Solve's, for this call only
 	sol *Solution
 	// limitCap is the capacity a packing must fit: the problem's, or with
 	// Minimize and no capacity, none (inf).
@@ -101,8 +101,10 @@ type solver struct {
 // Solve packs the buffers: it finds offsets such that no two buffers alive at
 // the same time overlap in memory and every buffer ends within the capacity
 // (or, with Minimize, the peak is as small as it can prove). The error is
-// only for invalid input. See the package documentation for the method.
-func Solve(p *Problem, o *Options) (*Solution, error) {
+// only for invalid input. When ctx is done (cancelled, or its deadline
+// passed), Solve stops as at Options.Deadline. See the package
+// documentation for the method.
+func Solve(ctx context.Context, p *Problem, o *Options) (*Solution, error) {
 	start := time.Now()
 	if err := validate(p); err != nil {
 		return nil, err
@@ -113,11 +115,8 @@ func Solve(p *Problem, o *Options) (*Solution, error) {
 	if o.NodeLimit < 0 {
 		return nil, fmt.Errorf("pack: node limit %d is negative", o.NodeLimit)
 	}
-	s := &solver{p: p, o: o, ctx: o.Ctx, sol: &Solution{Offsets: make([]int64, len(p.Buffers))},
+	s := &solver{p: p, o: o, ctx: ctx, sol: &Solution{Offsets: make([]int64, len(p.Buffers))},
 		limitCap: p.Capacity, phase: PhaseFirst, mark: start}
-	if s.ctx == nil {
-		s.ctx = context.Background()
-	}
 	if o.Minimize && s.limitCap == 0 {
 		s.limitCap = inf
 	}

@@ -762,7 +762,7 @@ func (r *repacker) try(ctx context.Context, l int, c candidate, its []item) bool
 	pp.Buffers = append(pp.Buffers, pack.Buffer{Lower: int64(c.from), Upper: int64(c.to) + 1,
 		Size: p.Foot(c.b, l), Align: p.Align(c.b, l)})
 	r.stats.Packings++
-	sol, err := pack.Solve(pp, &pack.Options{NodeLimit: r.cfg.NodeLimit, Ctx: ctx})
+	sol, err := pack.Solve(ctx, pp, &pack.Options{NodeLimit: r.cfg.NodeLimit})
 	if err != nil {
 		panic(fmt.Sprintf("repack: packing level %s: %v", p.HW.Levels[l].Name, err))
 	}

@@ -351,13 +351,13 @@ func (a *app) readPackWorkload(w string, capacity int64) (*packInstance, error) 
 // and the reserve for what follows) and checks the solution.
 func solvePackInput(ctx context.Context, o *packOptions, in *packInstance) error {
 	in.minimize = o.Minimize || in.prob.Capacity == 0
-	opt := &pack.Options{Ctx: ctx, Minimize: in.minimize, Seed: o.Seed}
+	opt := &pack.Options{Minimize: in.minimize, Seed: o.Seed}
 	if o.TimeLimit > 0 {
 		// What follows the packer (the check, the writing) is
 		// budgeted in, and so is the reading that came before.
 		opt.Deadline = time.Now().Add(o.TimeLimit - in.readTime - packReserve(len(in.prob.Buffers)))
 	}
-	sol, err := pack.Solve(in.prob, opt)
+	sol, err := pack.Solve(ctx, in.prob, opt)
 	if err != nil {
 		return internalErrorf("%s: %v", in.name, err)
 	}

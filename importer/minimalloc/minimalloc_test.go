@@ -2,6 +2,7 @@ package minimalloc
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -149,7 +150,7 @@ func TestShippedWorkloadsPackNearMaxLive(t *testing.T) {
 		prog, err := workload.ReadFile(f)
 		require.NoError(t, err)
 		p := Problem(prog)
-		s, err := pack.Solve(p, &pack.Options{Minimize: true})
+		s, err := pack.Solve(context.Background(), p, &pack.Options{Minimize: true})
 		require.NoError(t, err, f)
 		require.True(t, s.Solved, f)
 		require.NoError(t, pack.Check(p, s), f)
