@@ -82,7 +82,7 @@ func BenchmarkReprice(b *testing.B) {
 						for s := c.Start; s == c.Start && c.At > 0; {
 							c.Start = max(0, c.At-rng.IntN(9))
 						}
-						ch.Removed, ch.Added = []int{k}, []Copy{c}
+						ch.Removed, ch.Added = []CopyKey{p.Copies[k].Key()}, []Copy{c}
 					}
 					changes[i] = ch
 				}

@@ -22,7 +22,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	prefetch := &timeline.Change{Removed: []int{0}, Added: []timeline.Copy{{Start: 1, At: 2, Rank: 0, Time: 3}}}
+	prefetch := &timeline.Change{Removed: []timeline.CopyKey{{Start: 2, At: 2, Rank: 0}}, Added: []timeline.Copy{{Start: 1, At: 2, Rank: 0, Time: 3}}}
 	var s timeline.Scratch
 	fmt.Println("prefetched", base.Reprice(prefetch, &s))
 	// Output:

@@ -13,137 +13,81 @@ type OpChange struct {
 	Compute, Memory float64
 }
 
+// CopyKey names a copy: no two copies of a program share (Start, At,
+// Rank) (Program.Validate), so the key is the copy's identity across a
+// base and the bases derived from it, whatever else changes around it.
+type CopyKey struct {
+	Start, At int
+	Rank      int64
+}
+
+// Key is the copy's key.
+func (c Copy) Key() CopyKey { return CopyKey{c.Start, c.At, c.Rank} }
+
+// keyCmp orders keys as issueCmp orders copies.
+func keyCmp(a, b CopyKey) int {
+	if c := cmp.Compare(a.Start, b.Start); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.At, b.At); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Rank, b.Rank)
+}
+
 // Change is a candidate program written as an edit of a base: some ops
 // retimed, some copies removed, some added. A copy moved to another Start
-// is removed and added.
+// is removed (by its old key) and added.
 type Change struct {
 	Ops     []OpChange // at most one per op
-	Removed []int      // indexes into the base program's Copies, each at most once
+	Removed []CopyKey  // keys of copies of the base, each at most once
 	Added   []Copy     // no two with the same (Start, At, Rank) as each other or a kept copy
 }
 
 // Base is a simulated program kept for re-pricing changes to it: the
 // canonical state before every op (the package doc says what that is and
-// why it suffices). A Base is immutable, so Reprice may run concurrently
-// on one Base, each goroutine with its own Scratch.
+// why it suffices), in chunks of 64 ops that bases derived from it share.
+// A Base is immutable, so Reprice and Derive may run concurrently on one
+// Base, each Reprice with its own Scratch.
 type Base struct {
-	n, c      int
-	comp, mem []float64
-	copies    []Copy  // in issue order (Start, At, Rank)
-	pos       []int32 // pos[i]: where the program's copy i is in copies
-	orig      []int32 // orig[k]: the program's index of copies[k]
-	startOff  []int32 // copies[startOff[t]:startOff[t+1]] start at t; len n+1
-	end       []float64
-	cost      float64
-
-	// Checkpoints, for t = 0..n (the state before op t; t = n is the end):
-	r  []float64 // R
-	fc []float64 // fc[t*c : t*c+c]: max(F[j], R) over the channels, ascending
-	// The copies in flight before op t (issued before t, end > R): on
-	// channel j they are chSeq[lo[t*c+j]:hi[t*c+j]], because a channel's
-	// copies end in issue order.
-	chSeq  []int32 // indexes into copies, channel by channel, each in issue order
-	lo, hi []int32
-	// lastEnd[t] is max(R, the latest end in flight): a summary of the
-	// in-flight ends that Reprice compares before comparing them all.
-	lastEnd []float64
+	n, c  int
+	cost  float64
+	progs []*progChunk // the program, chunk by chunk
+	cks   []ckRef      // the checkpoints 0..n, chunk by chunk
 }
 
 // NewBase validates and simulates p, keeping its checkpoints. It copies p,
-// which the caller may change afterwards. Memory: about (n+1)·(8 + 16·C)
-// bytes for the checkpoints plus 32 bytes per copy.
+// which the caller may change afterwards. Memory: about (n+1)·(24 + 16·C)
+// bytes for the checkpoints plus 44 bytes per copy (the package doc).
 func NewBase(p *Program) (*Base, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	n, nc, nk := len(p.Compute), p.Channels, len(p.Copies)
-	b := &Base{n: n, c: nc, comp: slices.Clone(p.Compute), mem: slices.Clone(p.Memory)}
+	n, nc := len(p.Compute), p.Channels
 	var s Scratch
-	b.orig = slices.Clone(s.issueOrder(p.Copies))
-	b.copies = make([]Copy, nk)
-	b.pos = make([]int32, nk)
-	b.startOff = make([]int32, n+1)
-	for k, i := range b.orig {
-		b.copies[k] = p.Copies[i]
-		b.pos[i] = int32(k)
-		b.startOff[b.copies[k].Start+1]++
-	}
-	for t := range n {
-		b.startOff[t+1] += b.startOff[t]
-	}
-
-	// The simulation of Simulate, recording the checkpoints.
-	b.end = make([]float64, nk)
-	chanOf := make([]int32, nk)
-	b.r = make([]float64, n+1)
-	b.fc = make([]float64, (n+1)*nc)
-	ready := make([]float64, n)
-	f := make([]float64, nc)
+	q := &Program{Compute: slices.Clone(p.Compute), Memory: slices.Clone(p.Memory), Copies: p.Copies}
+	b := &Base{n: n, c: nc, progs: newProgChunks(q, s.issueOrder(p.Copies))}
+	b.cks = make([]ckRef, len(b.progs))
+	s.f = growZero(s.f, nc)
 	r := 0.0
-	for t := 0; ; t++ {
-		b.r[t] = r
-		row := b.fc[t*nc : (t+1)*nc]
-		for j := range f {
-			row[j] = max(f[j], r)
-		}
-		slices.Sort(row)
-		if t == n {
-			break
-		}
-		for k := b.startOff[t]; k < b.startOff[t+1]; k++ {
-			c := &b.copies[k]
-			j := argmin(f)
-			e := max(r, f[j]) + c.Time
-			f[j] = e
-			ready[c.At] = max(ready[c.At], e)
-			b.end[k] = e
-			chanOf[k] = int32(j)
-		}
-		r = max(r, ready[t]) + max(b.comp[t], b.mem[t])
+	for ci, pc := range b.progs {
+		var ck *ckChunk
+		ck, r, _ = s.simChunk(pc, ci<<chunkShift, b.checkpoints(ci), nc, r)
+		b.cks[ci] = ckRef{ck: ck}
 	}
 	b.cost = r
-
-	// Each channel's copies in issue order, and the in-flight window of
-	// every checkpoint: hi counts the copies issued before t, lo skips
-	// those ended by R(t). Both only move forward, since R never
-	// decreases and a channel's ends never decrease.
-	off := make([]int32, nc+1)
-	for _, j := range chanOf {
-		off[j+1]++
-	}
-	for j := range nc {
-		off[j+1] += off[j]
-	}
-	b.chSeq = make([]int32, nk)
-	fill := slices.Clone(off[:nc])
-	for k, j := range chanOf {
-		b.chSeq[fill[j]] = int32(k)
-		fill[j]++
-	}
-	b.lo = make([]int32, (n+1)*nc)
-	b.hi = make([]int32, (n+1)*nc)
-	lo, hi := slices.Clone(off[:nc]), slices.Clone(off[:nc])
-	for t := 0; t <= n; t++ {
-		for j := range nc {
-			for hi[j] < off[j+1] && b.copies[b.chSeq[hi[j]]].Start < t {
-				hi[j]++
-			}
-			for lo[j] < hi[j] && b.end[b.chSeq[lo[j]]] <= b.r[t] {
-				lo[j]++
-			}
-			b.lo[t*nc+j], b.hi[t*nc+j] = lo[j], hi[j]
-		}
-	}
-	b.lastEnd = make([]float64, n+1)
-	for t := range b.lastEnd {
-		b.lastEnd[t] = b.r[t]
-		for j := range nc {
-			for _, k := range b.chSeq[b.lo[t*nc+j]:b.hi[t*nc+j]] {
-				b.lastEnd[t] = max(b.lastEnd[t], b.end[k])
-			}
-		}
-	}
 	return b, nil
+}
+
+// checkpoints is the number of checkpoints in chunk ci: chunkLen, fewer
+// in the last chunk, which ends with checkpoint n.
+func (b *Base) checkpoints(ci int) int { return min(chunkLen, b.n+1-ci<<chunkShift) }
+
+// ckAt returns the chunk of checkpoint t, the offset to add to its times
+// and t's index in it.
+func (b *Base) ckAt(t int) (*ckChunk, float64, int) {
+	ref := &b.cks[t>>chunkShift]
+	return ref.ck, ref.off, t & chunkMask
 }
 
 // Cost is the base program's cost, as Simulate returns it.
@@ -152,42 +96,48 @@ func (b *Base) Cost() float64 { return b.cost }
 // Len is the number of ops.
 func (b *Base) Len() int { return b.n }
 
-// Apply returns the changed program, for committing a change
-// (NewBase(b.Apply(ch))) or checking Reprice: the base's ops with ch.Ops
-// applied, its copies in their original order less the removed ones, then
-// ch.Added.
+// Program returns the base's program, its copies in issue order.
+func (b *Base) Program() *Program {
+	p := &Program{Compute: make([]float64, 0, b.n), Memory: make([]float64, 0, b.n), Channels: b.c}
+	for _, pc := range b.progs {
+		p.Compute = append(p.Compute, pc.comp...)
+		p.Memory = append(p.Memory, pc.mem...)
+		p.Copies = append(p.Copies, pc.copies...)
+	}
+	return p
+}
+
+// Apply returns the changed program, for checking Reprice or Derive: the
+// base's ops with ch.Ops applied, its copies in issue order less the
+// removed ones, then ch.Added. It does not check ch (CheckChange does).
 func (b *Base) Apply(ch *Change) *Program {
-	p := &Program{Compute: slices.Clone(b.comp), Memory: slices.Clone(b.mem), Channels: b.c}
+	p := b.Program()
 	for _, o := range ch.Ops {
 		p.Compute[o.T], p.Memory[o.T] = o.Compute, o.Memory
 	}
-	gone := make([]bool, len(b.copies))
-	for _, i := range ch.Removed {
-		gone[i] = true
+	gone := make(map[CopyKey]bool, len(ch.Removed))
+	for _, k := range ch.Removed {
+		gone[k] = true
 	}
-	for i, k := range b.pos {
-		if !gone[i] {
-			p.Copies = append(p.Copies, b.copies[k])
-		}
-	}
+	p.Copies = slices.DeleteFunc(p.Copies, func(c Copy) bool { return gone[c.Key()] })
 	p.Copies = append(p.Copies, ch.Added...)
 	return p
+}
+
+// hasCopy reports whether the base has a copy with key k.
+func (b *Base) hasCopy(k CopyKey) bool {
+	if k.Start < 0 || k.Start >= b.n {
+		return false
+	}
+	cs := b.progs[k.Start>>chunkShift].at(k.Start & chunkMask)
+	_, ok := slices.BinarySearchFunc(cs, k, func(c Copy, k CopyKey) int { return keyCmp(c.Key(), k) })
+	return ok
 }
 
 // pending is a copy in flight: op at waits for its end.
 type pending struct {
 	at  int
 	end float64
-}
-
-// nextRm returns a fresh stamp for rm, clearing it when the counter wraps.
-func (s *Scratch) nextRm() uint32 {
-	if s.rmGen == math.MaxUint32 {
-		clear(s.rm)
-		s.rmGen = 0
-	}
-	s.rmGen++
-	return s.rmGen
 }
 
 // nextSeen returns a fresh stamp for seenB and seenN, clearing them when
@@ -203,28 +153,24 @@ func (s *Scratch) nextSeen() uint32 {
 }
 
 // CheckChange reports what is wrong with ch as a change of b: an op out of
-// range or changed twice, a negative or infinite time, a removed copy out
-// of range or removed twice, an added copy outside 0 <= Start <= At < n,
-// or two copies of the changed program with the same (Start, At, Rank).
+// range or changed twice, a negative or infinite time, a removed key that
+// is no copy of b or is removed twice, an added copy outside 0 <= Start <=
+// At < n, or two copies of the changed program with the same key.
 func (b *Base) CheckChange(ch *Change) error {
 	var s Scratch
 	return s.prepare(b, ch)
 }
 
-// prepare checks ch and lays it out in s: the op changes by op, the added
-// copies in issue order, the removed copies stamped, and the sorted
+// prepare checks ch and lays it out in s: the op changes by op, the
+// removed keys and the added copies in issue order, and the sorted
 // distinct timesteps the change touches (its ops and its copies' Starts).
 func (s *Scratch) prepare(b *Base, ch *Change) error {
 	s.f = grow(s.f, b.c)
 	s.offs = grow(s.offs, b.c)
-	if len(s.rm) < len(b.copies) {
-		s.rm = make([]uint32, len(b.copies))
-	}
 	if len(s.seenB) < b.n {
 		s.seenB, s.seenN = make([]uint32, b.n), make([]uint32, b.n)
 		s.valB, s.valN = make([]float64, b.n), make([]float64, b.n)
 	}
-	s.nextRm()
 	s.dirty = s.dirty[:0]
 
 	s.ops = append(s.ops[:0], ch.Ops...)
@@ -241,16 +187,16 @@ func (s *Scratch) prepare(b *Base, ch *Change) error {
 		}
 		s.dirty = append(s.dirty, o.T)
 	}
-	for _, i := range ch.Removed {
-		if i < 0 || i >= len(b.copies) {
-			return fmt.Errorf("timeline: change: removed copy %d out of range [0, %d)", i, len(b.copies))
+	s.removed = append(s.removed[:0], ch.Removed...)
+	slices.SortFunc(s.removed, keyCmp)
+	for i, k := range s.removed {
+		if i > 0 && s.removed[i-1] == k {
+			return fmt.Errorf("timeline: change: copy with start %d, at %d, rank %d removed twice (rule: once)", k.Start, k.At, k.Rank)
 		}
-		k := b.pos[i]
-		if s.rm[k] == s.rmGen {
-			return fmt.Errorf("timeline: change: copy %d removed twice (rule: once)", i)
+		if !b.hasCopy(k) {
+			return fmt.Errorf("timeline: change: removed copy with start %d, at %d, rank %d is not in the base (rule: remove base copies)", k.Start, k.At, k.Rank)
 		}
-		s.rm[k] = s.rmGen
-		s.dirty = append(s.dirty, b.copies[k].Start)
+		s.dirty = append(s.dirty, k.Start)
 	}
 	s.added = append(s.added[:0], ch.Added...)
 	slices.SortFunc(s.added, func(x, y Copy) int { return issueCmp(&x, &y) })
@@ -262,10 +208,10 @@ func (s *Scratch) prepare(b *Base, ch *Change) error {
 		if i > 0 && issueCmp(&s.added[i-1], c) == 0 {
 			return fmt.Errorf("timeline: change: two added copies with start %d, at %d, rank %d (rule: unique)", c.Start, c.At, c.Rank)
 		}
-		for k := b.startOff[c.Start]; k < b.startOff[c.Start+1]; k++ {
-			if s.rm[k] != s.rmGen && issueCmp(&b.copies[k], c) == 0 {
-				return fmt.Errorf("timeline: change: added copy with start %d, at %d, rank %d is base copy %d (rule: unique)",
-					c.Start, c.At, c.Rank, b.orig[k])
+		if k := c.Key(); b.hasCopy(k) {
+			if _, gone := slices.BinarySearchFunc(s.removed, k, keyCmp); !gone {
+				return fmt.Errorf("timeline: change: added copy with start %d, at %d, rank %d is a kept base copy (rule: unique)",
+					c.Start, c.At, c.Rank)
 			}
 		}
 		s.dirty = append(s.dirty, c.Start)
@@ -292,12 +238,11 @@ func (b *Base) Reprice(ch *Change, s *Scratch) float64 {
 	if len(s.dirty) == 0 {
 		return b.cost
 	}
-	nc := b.c
-	f := s.f[:nc]
+	f := s.f[:b.c]
 	t := s.dirty[0]
 	r := b.restore(t, 0, s)
 	adds := 0 // additions since the last restore, for the tolerance
-	di, ai, oi := 0, 0, 0
+	di, ai, ri, oi := 0, 0, 0, 0
 	for t < b.n {
 		if di < len(s.dirty) && s.dirty[di] == t {
 			di++
@@ -311,21 +256,26 @@ func (b *Base) Reprice(ch *Change, s *Scratch) float64 {
 			adds = 0
 			continue
 		}
+		pc, i := b.progs[t>>chunkShift], t&chunkMask
 
 		// Issue the copies starting at t: the base's that stay, merged
 		// with the added ones, in (At, Rank) order.
 		for ai < len(s.added) && s.added[ai].Start < t {
 			ai++
 		}
-		k, ke := b.startOff[t], b.startOff[t+1]
+		for ri < len(s.removed) && s.removed[ri].Start < t {
+			ri++
+		}
+		cs, k := pc.at(i), 0
 		for {
-			for k < ke && s.rm[k] == s.rmGen {
+			for k < len(cs) && ri < len(s.removed) && s.removed[ri] == cs[k].Key() {
 				k++
+				ri++
 			}
 			var c *Copy
 			switch {
-			case k < ke && (ai == len(s.added) || s.added[ai].Start != t || issueCmp(&b.copies[k], &s.added[ai]) <= 0):
-				c = &b.copies[k]
+			case k < len(cs) && (ai == len(s.added) || s.added[ai].Start != t || issueCmp(&cs[k], &s.added[ai]) <= 0):
+				c = &cs[k]
 				k++
 			case ai < len(s.added) && s.added[ai].Start == t:
 				c = &s.added[ai]
@@ -350,7 +300,7 @@ func (b *Base) Reprice(ch *Change, s *Scratch) float64 {
 				T = max(T, l.end)
 			}
 		}
-		comp, mem := b.comp[t], b.mem[t]
+		comp, mem := pc.comp[i], pc.mem[i]
 		for oi < len(s.ops) && s.ops[oi].T < t {
 			oi++
 		}
@@ -377,26 +327,32 @@ func (b *Base) Reprice(ch *Change, s *Scratch) float64 {
 // s and returns its R. The channels get the sorted clamped finish times,
 // whichever channel held them in the base.
 func (b *Base) restore(t int, delta float64, s *Scratch) float64 {
-	nc := b.c
-	for j, x := range b.fc[t*nc : (t+1)*nc] {
-		s.f[j] = x + delta
+	ck, off, i := b.ckAt(t)
+	sh := off + delta
+	nc, nl := b.c, b.c+1
+	for j, x := range ck.fc[i*nc : (i+1)*nc] {
+		s.f[j] = x + sh
 	}
 	s.live = s.live[:0]
-	for j := range nc {
-		for _, k := range b.chSeq[b.lo[t*nc+j]:b.hi[t*nc+j]] {
-			s.live = append(s.live, pending{b.copies[k].At, b.end[k] + delta})
+	for j := range nl {
+		for p := ck.lo[i*nl+j]; p < ck.hi[i*nl+j]; p++ {
+			s.live = append(s.live, pending{int(ck.at[p]), ck.end[p] + sh})
 		}
 	}
-	s.last = b.lastEnd[t] + delta
-	return b.r[t] + delta
+	s.last = ck.lastEnd[i] + sh
+	return ck.r[i] + sh
 }
 
 // rejoins reports whether the state (r, s.f, s.live) before op t is the
 // base's canonical state before op t shifted by delta = r - R_base(t),
-// each component within the tolerance of the package doc.
+// each component within the tolerance of the package doc. The base's
+// offsets from its R are taken within its chunk, where the chunk's offset
+// cancels.
 func (b *Base) rejoins(t int, r float64, adds int, s *Scratch) (delta float64, ok bool) {
-	nc := b.c
-	rb := b.r[t]
+	ck, off, i := b.ckAt(t)
+	nc, nl := b.c, b.c+1
+	rc := ck.r[i] // R_base(t) less the chunk's offset
+	rb := rc + off
 	delta = r - rb
 	tol := 4 * roundoff * float64(adds+2) * max(r, rb)
 
@@ -405,26 +361,22 @@ func (b *Base) rejoins(t int, r float64, adds int, s *Scratch) (delta float64, o
 	for j, x := range s.f[:nc] {
 		offs[j] = max(x-r, 0)
 	}
-	for i := 1; i < nc; i++ { // insertion sort: C is small
-		for j := i; j > 0 && offs[j] < offs[j-1]; j-- {
-			offs[j], offs[j-1] = offs[j-1], offs[j]
-		}
-	}
-	for j, x := range b.fc[t*nc : (t+1)*nc] {
-		if math.Abs(offs[j]-(x-rb)) > tol {
+	sortSmall(offs)
+	for j, x := range ck.fc[i*nc : (i+1)*nc] {
+		if math.Abs(offs[j]-(x-rc)) > tol {
 			return 0, false
 		}
 	}
 
 	// Pending ends: per At, the latest end in flight as an offset from
 	// R; an At with nothing in flight has offset 0. First their maximum.
-	if math.Abs((s.last-r)-(b.lastEnd[t]-rb)) > tol {
+	if math.Abs((s.last-r)-(ck.lastEnd[i]-rc)) > tol {
 		return 0, false
 	}
 	g := s.nextSeen()
-	for j := range nc {
-		for _, k := range b.chSeq[b.lo[t*nc+j]:b.hi[t*nc+j]] {
-			a, o := b.copies[k].At, b.end[k]-rb
+	for j := range nl {
+		for p := ck.lo[i*nl+j]; p < ck.hi[i*nl+j]; p++ {
+			a, o := ck.at[p], ck.end[p]-rc
 			if s.seenB[a] != g {
 				s.seenB[a], s.valB[a] = g, o
 			} else {
@@ -440,9 +392,9 @@ func (b *Base) rejoins(t int, r float64, adds int, s *Scratch) (delta float64, o
 			s.valN[l.at] = max(s.valN[l.at], o)
 		}
 	}
-	for j := range nc {
-		for _, k := range b.chSeq[b.lo[t*nc+j]:b.hi[t*nc+j]] {
-			a, vn := b.copies[k].At, 0.0
+	for j := range nl {
+		for p := ck.lo[i*nl+j]; p < ck.hi[i*nl+j]; p++ {
+			a, vn := ck.at[p], 0.0
 			if s.seenN[a] == g {
 				vn = s.valN[a]
 			}

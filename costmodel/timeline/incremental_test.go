@@ -49,7 +49,7 @@ func randomChange(rng *rand.Rand, p *Program, rg regime) *Change {
 				continue
 			}
 			removed[k] = true
-			ch.Removed = append(ch.Removed, k)
+			ch.Removed = append(ch.Removed, p.Copies[k].Key())
 			if rng.IntN(2) == 0 { // moved: the same copy, another start
 				c := p.Copies[k]
 				c.Start = rng.IntN(c.At + 1)
@@ -179,7 +179,7 @@ func TestRepriceTermination(t *testing.T) {
 				p.Copies = []Copy{{Start: 10, At: 95, Time: 0.5}}
 				return p
 			}(),
-			Change{Removed: []int{0}, Added: []Copy{{Start: 90, At: 95, Time: 0.5}}}, 2,
+			Change{Removed: []CopyKey{{Start: 10, At: 95}}, Added: []Copy{{Start: 90, At: 95, Time: 0.5}}}, 2,
 		},
 		{
 			// The same copy lasting 200 is still in flight when the moved
@@ -192,7 +192,7 @@ func TestRepriceTermination(t *testing.T) {
 				p.Copies = []Copy{{Start: 10, At: 95, Time: 200}}
 				return p
 			}(),
-			Change{Removed: []int{0}, Added: []Copy{{Start: 90, At: 95, Time: 200}}}, 86,
+			Change{Removed: []CopyKey{{Start: 10, At: 95}}, Added: []Copy{{Start: 90, At: 95, Time: 200}}}, 86,
 		},
 		{
 			// Ops of 0.1 and copies of 0.15 for two ops later, one channel:
@@ -265,12 +265,13 @@ func TestCheckChange(t *testing.T) {
 		{"op out of range", Change{Ops: []OpChange{{T: 3}}}, "op 3 out of range [0, 3)"},
 		{"op twice", Change{Ops: []OpChange{{T: 1}, {T: 1, Compute: 2}}}, "op 1 changed twice"},
 		{"negative op time", Change{Ops: []OpChange{{T: 1, Memory: -2}}}, "op 1: compute 0, memory -2"},
-		{"removed out of range", Change{Removed: []int{2}}, "removed copy 2 out of range [0, 2)"},
-		{"removed twice", Change{Removed: []int{1, 1}}, "copy 1 removed twice"},
+		{"removed not in the base", Change{Removed: []CopyKey{{Start: 0, At: 2, Rank: 2}}}, "removed copy with start 0, at 2, rank 2 is not in the base"},
+		{"removed out of range", Change{Removed: []CopyKey{{Start: 3, At: 3}}}, "removed copy with start 3, at 3, rank 0 is not in the base"},
+		{"removed twice", Change{Removed: []CopyKey{{Start: 1, At: 1, Rank: 2}, {Start: 1, At: 1, Rank: 2}}}, "copy with start 1, at 1, rank 2 removed twice"},
 		{"added outside", Change{Added: []Copy{{Start: 2, At: 1}}}, "added copy: start 2, at 1"},
 		{"added twice", Change{Added: []Copy{{Start: 0, At: 1}, {Start: 0, At: 1}}}, "two added copies with start 0, at 1, rank 0"},
-		{"added is kept base copy", Change{Added: []Copy{{Start: 1, At: 1, Rank: 2}}}, "is base copy 1"},
-		{"added replaces removed base copy", Change{Removed: []int{1}, Added: []Copy{{Start: 1, At: 1, Rank: 2, Time: 5}}}, ""},
+		{"added is kept base copy", Change{Added: []Copy{{Start: 1, At: 1, Rank: 2}}}, "start 1, at 1, rank 2 is a kept base copy"},
+		{"added replaces removed base copy", Change{Removed: []CopyKey{{Start: 1, At: 1, Rank: 2}}, Added: []Copy{{Start: 1, At: 1, Rank: 2, Time: 5}}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := b.CheckChange(&tc.ch)

@@ -13,16 +13,23 @@ type Scratch struct {
 	f     []float64
 	order []int32
 
-	ops   []OpChange
-	added []Copy
-	dirty []int
-	live  []pending
-	last  float64 // max(R, the latest end in live)
-	offs  []float64
-	// Stamps: rm[k] == rmGen marks base copy k removed; seenB[a] == gen
-	// and seenN[a] == gen say valB[a] and valN[a] hold a value in the
-	// current comparison.
-	rm, seenB, seenN []uint32
-	valB, valN       []float64
-	gen, rmGen       uint32
+	ops     []OpChange
+	touched []int // Derive: the chunks a change touches
+	removed []CopyKey
+	added   []Copy
+	dirty   []int
+	live    []pending
+	last    float64 // max(R, the latest end in live)
+	offs    []float64
+	// Stamps: seenB[a] == gen and seenN[a] == gen say valB[a] and
+	// valN[a] hold a value in the current comparison.
+	seenB, seenN []uint32
+	valB, valN   []float64
+	gen          uint32
+
+	// simChunk's buffers: the in-flight copies before a chunk, the copies
+	// issued in it, and per lane offsets and runs.
+	pre                               []pending
+	iss                               []issued
+	laneOff, laneFill, laneLo, laneHi []int32
 }
