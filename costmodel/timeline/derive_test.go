@@ -11,21 +11,27 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// chainChange draws a change of program p as randomChange does, with ops
-// near chunk boundaries now and then, and with ranks for the new copies
-// that no copy has had before (*rank counts them), so that a chain of
-// changes never adds a key twice.
+// chainChange draws a change of program p as randomChange does (ops
+// retimed, copies removed, moved and added, now and then at the first and
+// the last op), with ops near chunk boundaries now and then, and with
+// ranks for the new copies that no copy has had before (*rank counts
+// them), so that a chain of changes never adds a key twice.
 func chainChange(rng *rand.Rand, p *Program, rg regime, rank *int64) *Change {
 	ch := randomChange(rng, p, rg)
-	moved := map[CopyKey]bool{}
+	// randomChange adds the moved copies (their rank kept) as it removes
+	// them, then the new ones.
+	moved := 0
 	for _, k := range ch.Removed {
-		moved[CopyKey{At: k.At, Rank: k.Rank}] = true
-	}
-	for i := range ch.Added {
-		if c := &ch.Added[i]; !moved[CopyKey{At: c.At, Rank: c.Rank}] {
-			c.Rank = *rank
-			*rank++
+		for _, c := range ch.Added[moved:] {
+			if c.At == k.At && c.Rank == k.Rank {
+				moved++
+			}
+			break
 		}
+	}
+	for i := moved; i < len(ch.Added); i++ {
+		ch.Added[i].Rank = *rank
+		*rank++
 	}
 	n := len(p.Compute)
 	if n > chunkLen && rng.IntN(4) == 0 {
