@@ -3,6 +3,7 @@ package timeline
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -102,4 +103,110 @@ func BenchmarkReprice(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkDerive derives a base from one of n ops for a change at a
+// random place: one op's memory time, or one copy moved to another start
+// before the same op. It reports the chunks simulated per call.
+func BenchmarkDerive(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		for _, rg := range []regime{computeBound, deepPrefetch} {
+			p := benchProgram(n, rg)
+			base, err := NewBase(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, kind := range []string{"op", "move"} {
+				rng := rand.New(rand.NewPCG(7, 7))
+				changes := make([]*Change, 4096)
+				for i := range changes {
+					for changes[i] == nil || (kind == "op") != (len(changes[i].Ops) > 0) {
+						changes[i] = smallChange(rng, base, rg)
+					}
+				}
+				simulated := 0
+				for _, ch := range changes {
+					d, err := base.Derive(ch)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for k := range d.cks {
+						if d.cks[k].ck != base.cks[k].ck {
+							simulated++
+						}
+					}
+				}
+				b.Run(fmt.Sprintf("ops=%d/%s/%s", n, rg.name, kind), func(b *testing.B) {
+					b.ReportAllocs()
+					i := 0
+					for b.Loop() {
+						if _, err := base.Derive(changes[i%len(changes)]); err != nil {
+							b.Fatal(err)
+						}
+						i++
+					}
+					b.ReportMetric(float64(simulated)/float64(len(changes)), "chunks/op")
+				})
+			}
+		}
+	}
+}
+
+// deriveChain derives steps bases in a chain from NewBase(p), each a
+// small change of the one before, and returns the last.
+func deriveChain(tb testing.TB, p *Program, steps int) *Base {
+	rng := rand.New(rand.NewPCG(25, 26))
+	base, err := NewBase(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for range steps {
+		if base, err = base.Derive(smallChange(rng, base, computeBound)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return base
+}
+
+// liveHeap is the heap in use after a garbage collection.
+func liveHeap() uint64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.GC() // and what sync.Pools kept through the first
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// chainHeap returns the heap that the last of a chain of derived bases
+// keeps alive, and that of a base built from scratch for its program.
+func chainHeap(tb testing.TB, p *Program, steps int) (chain, fresh uint64) {
+	h0 := liveHeap()
+	base := deriveChain(tb, p, steps)
+	h1 := liveHeap()
+	q := base.Program()
+	runtime.KeepAlive(base)
+	h2 := liveHeap()
+	f, err := NewBase(q)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h3 := liveHeap()
+	runtime.KeepAlive(f)
+	return h1 - h0, h3 - h2
+}
+
+// BenchmarkDeriveChain derives 10,000 bases in a chain from one of 10,000
+// ops, each a small change of the one before (ns/op is the whole chain).
+// It reports the heap the last base keeps alive (retained-B) and that of a
+// base built from scratch for the same program (fresh-B).
+func BenchmarkDeriveChain(b *testing.B) {
+	const n, steps = 10_000, 10_000
+	p := benchProgram(n, computeBound)
+	for b.Loop() {
+		deriveChain(b, p, steps)
+	}
+	b.StopTimer()
+	retained, fresh := chainHeap(b, p, steps)
+	b.ReportMetric(float64(retained), "retained-B")
+	b.ReportMetric(float64(fresh), "fresh-B")
 }
