@@ -13,12 +13,20 @@ import (
 // section 4).
 const DefaultModel = "seed003"
 
+// TimelineModel is the name of the timeline model of FORMATS.md section 6.
+const TimelineModel = "timeline"
+
 // model is a cost model: its name in plans ("cost_model") and the cost it
 // gives a plan whose placements tile every lifetime.
 type model struct {
 	name string
 	doc  string
 	cost func(c *checker) float64
+	// timeline says the model has the semantics of FORMATS.md section 6:
+	// copies issued before their timestep (start), loads of constants and
+	// resident constants. Under the other models a plan has none of them
+	// (rule 10).
+	timeline bool
 }
 
 // models are the cost models hieropt registers, each recomputed here from
@@ -27,10 +35,13 @@ type model struct {
 var models = []model{
 	{DefaultModel, "FORMATS.md section 4: a read pays out(level) = out.latency + d/out.bandwidth, " +
 		"a write in(level), a transfer out(from level) + in(to level)",
-		func(c *checker) float64 { return c.accessesAndTransfers(seed003Transfer) }},
+		func(c *checker) float64 { return c.accessesAndTransfers(seed003Transfer) }, false},
 	{"vela-dma", "as seed003, but a transfer costs max(out.latency + d/out.bandwidth of the source, " +
 		"d/in.bandwidth of the destination), as Arm Vela prices a DMA",
-		func(c *checker) float64 { return c.accessesAndTransfers(velaTransfer) }},
+		func(c *checker) float64 { return c.accessesAndTransfers(velaTransfer) }, false},
+	{TimelineModel, "FORMATS.md section 6.3: ops on one compute unit, each taking max(compute, its accesses), " +
+		"copies and loads on dma.channels channels from their start; the cost is when the last op ends",
+		(*checker).timelineCost, true},
 }
 
 // Models returns the names of the cost models Check knows, sorted.

@@ -116,7 +116,7 @@ func handPlan() *plan.Plan {
 			{Block: "c", From: 2, To: 4, Level: "FAST", Offset: 512},
 		},
 		Transfers: []plan.Transfer{
-			{Block: "a0", At: 2, FromLevel: "FAST", FromOffset: 64, ToLevel: "SLOW", ToOffset: 0},
+			{Block: "a0", At: 2, Start: 2, FromLevel: "FAST", FromOffset: 64, ToLevel: "SLOW", ToOffset: 0},
 		},
 	}
 }

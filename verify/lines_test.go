@@ -175,7 +175,7 @@ func TestReuseLines(t *testing.T) {
 		mutate: func(t testing.TB, pl *plan.Plan) {
 			placementOf(t, pl, "a1", 1).To = 1
 			pl.Placements = append(pl.Placements, plan.Placement{Block: "a1", From: 2, To: 3, Level: "FAST", Offset: 640})
-			pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "a1", At: 2, FromLevel: "FAST", FromOffset: 320, ToLevel: "FAST", ToOffset: 640})
+			pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "a1", At: 2, Start: 2, FromLevel: "FAST", FromOffset: 320, ToLevel: "FAST", ToOffset: 640})
 			placementOf(t, pl, "y", 3).Offset = 640
 		},
 	}, {
@@ -184,7 +184,7 @@ func TestReuseLines(t *testing.T) {
 		mutate: func(t testing.TB, pl *plan.Plan) {
 			placementOf(t, pl, "a1", 1).To = 1
 			pl.Placements = append(pl.Placements, plan.Placement{Block: "a1", From: 2, To: 3, Level: "SLOW", Offset: 128})
-			pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "a1", At: 2, FromLevel: "FAST", FromOffset: 320, ToLevel: "SLOW", ToOffset: 128})
+			pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "a1", At: 2, Start: 2, FromLevel: "FAST", FromOffset: 320, ToLevel: "SLOW", ToOffset: 128})
 			y := placementOf(t, pl, "y", 3)
 			y.Level, y.Offset = "SLOW", 128
 		},
@@ -257,7 +257,7 @@ func TestRule1Lines(t *testing.T) {
 		name: "own placements overlap",
 		mutate: func(t testing.TB, pl *plan.Plan) {
 			placementOf(t, pl, "a0", 2).From = 1
-			pl.Transfers[0].At = 1
+			pl.Transfers[0].At, pl.Transfers[0].Start = 1, 1
 		},
 		want: []string{`rule 1: block "a0": placements overlap at timestep 1`, cannotPrice},
 	}, {
@@ -332,14 +332,14 @@ func TestRule2Lines(t *testing.T) {
 	}, {
 		name: "transfer not at a boundary",
 		mutate: func(t testing.TB, pl *plan.Plan) {
-			pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "w", At: 1, FromLevel: "FAST", FromOffset: 128, ToLevel: "SLOW", ToOffset: 128})
+			pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "w", At: 1, Start: 1, FromLevel: "FAST", FromOffset: 128, ToLevel: "SLOW", ToOffset: 128})
 		},
 		// w (32 B): out FAST 1+8 = 9, in SLOW 10+32 = 42: 452 + 51 = 503.
 		final: 503,
 		want:  []string{`rule 2: block "w": transfer at timestep 1 is not at a boundary between two of its placements`},
 	}, {
 		name:   "transfer one timestep early",
-		mutate: func(t testing.TB, pl *plan.Plan) { pl.Transfers[0].At = 1 },
+		mutate: func(t testing.TB, pl *plan.Plan) { pl.Transfers[0].At, pl.Transfers[0].Start = 1, 1 },
 		want: []string{
 			`rule 2: block "a0": no transfer at timestep 2, where it moves from FAST@64 to SLOW@0`,
 			`rule 2: block "a0": transfer at timestep 1 is not at a boundary between two of its placements`,
@@ -500,7 +500,7 @@ func TestRule4Lines(t *testing.T) {
 			placementOf(t, pl, "a0", 0).To = 2
 			placementOf(t, pl, "a1", 1).To = 1
 			pl.Placements = append(pl.Placements, plan.Placement{Block: "a1", From: 2, To: 3, Level: "FAST", Offset: 64})
-			pl.Transfers = []plan.Transfer{{Block: "a1", At: 2, FromLevel: "FAST", FromOffset: 320, ToLevel: "FAST", ToOffset: 64}}
+			pl.Transfers = []plan.Transfer{{Block: "a1", At: 2, Start: 2, FromLevel: "FAST", FromOffset: 320, ToLevel: "FAST", ToOffset: 64}}
 			placementOf(t, pl, "y", 3).Offset = 64
 		},
 		// a0 reads at 2 from FAST, no a0 transfer: 304; a1 moves inside
@@ -561,7 +561,7 @@ func TestRule5Lines(t *testing.T) {
 		mutate: func(t testing.TB, pl *plan.Plan) {
 			placementOf(t, pl, "p", 2).To = 2
 			pl.Placements = append(pl.Placements, plan.Placement{Block: "p", From: 3, To: 3, Level: "FAST", Offset: 1024})
-			pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "p", At: 3, FromLevel: "SLOW", FromOffset: 64, ToLevel: "FAST", ToOffset: 1024})
+			pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "p", At: 3, Start: 3, FromLevel: "SLOW", FromOffset: 64, ToLevel: "FAST", ToOffset: 1024})
 		},
 		// p reads at 3 from FAST (5, not 26) after a transfer out SLOW
 		// 10+16 = 26 + in FAST 1+4 = 5: 452 - 21 + 31 = 462.
@@ -626,7 +626,7 @@ func TestDefaultMaxViolations(t *testing.T) {
 	pl := handPlan()
 	const n = verify.DefaultMaxViolations + 200
 	for range n {
-		pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "w", At: 1, FromLevel: "FAST", FromOffset: 128, ToLevel: "SLOW", ToOffset: 128})
+		pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "w", At: 1, Start: 1, FromLevel: "FAST", FromOffset: 128, ToLevel: "SLOW", ToOffset: 128})
 	}
 	// Every listed transfer of w is priced: 51 each (see rule 2's lines).
 	pl.Cost.Final = handFinal + n*51

@@ -7,8 +7,7 @@ import (
 )
 
 // rule is one rule of the format: its number and what it says (the
-// numbers are those of FORMATS.md; the section 6 rules 7-10 go in as
-// further entries).
+// numbers are those of FORMATS.md: 1-6 of section 3, 7-10 of section 6.2).
 type rule struct {
 	num   int
 	doc   string
@@ -16,7 +15,8 @@ type rule struct {
 }
 
 // rules are run in this order. Rule 6 prices the plan only if rule 1 found
-// every lifetime tiled (checker.tiled), so rule 1 comes first.
+// every lifetime tiled (checker.tiled), so rule 1 comes first; rules 9 and
+// 10 report the overlaps of reservations that rule 4's sweep found.
 var rules = []rule{
 	{1, "each block's placements tile its lifetime [first, last] exactly", (*checker).tiling},
 	{2, "consecutive placements differ; exactly one matching transfer at each boundary, no other transfers", (*checker).transfers},
@@ -24,6 +24,10 @@ var rules = []rule{
 	{4, "placements in one level that share a timestep share no address, except by in-place reuse", (*checker).overlaps},
 	{5, "a pinned block stays in its level", (*checker).pins},
 	{6, "cost.final is the recomputed cost; cost.initial the initializer's", (*checker).costs},
+	{7, "only constants are placed in a read-only level (every model)", (*checker).readOnly},
+	{8, "0 <= start <= at; a copy starts no earlier than its source placement, and the block is not written in [start, at-1]", (*checker).starts},
+	{9, "a copy's destination is reserved over [start, at-1] and shares no address with anything else", (*checker).reserved},
+	{10, "a constant outside its home is loaded once or resident; other models have no loads and start == at", (*checker).loads},
 }
 
 // init checks the tables: rules documented, in ascending order of their
@@ -94,13 +98,14 @@ func (c *checker) tiling() {
 // transfers is rule 2: two consecutive placements of a block differ in
 // level or offset, and at the boundary t = next.from there is exactly one
 // transfer of the block with at == t, from the first placement's level and
-// offset to the second's. There are no other transfers.
+// offset to the second's. There are no other transfers, loads aside (they
+// are not between placements: rule 10 judges them).
 func (c *checker) transfers() {
 	levels := c.prof.Levels
 	used := make([]bool, len(c.xfer))
 	for b := range c.prog.Blocks {
 		name := c.prog.Blocks[b].Name
-		idx, xs := c.placesOf(b), c.xfersOf(b)
+		idx, xs := c.placesOf(b), c.copiesOf(b) // loads are rule 10's
 		for k := 1; k < len(idx); k++ {
 			prev, cur := &c.place[idx[k-1]], &c.place[idx[k]]
 			t := cur.from

@@ -97,14 +97,14 @@ var mutations = []mutation{
 		edit: func(t testing.TB, pl *plan.Plan) { pl.Transfers = nil }},
 	{name: "transfer extra", rules: []int{2, 6}, block: "x",
 		edit: func(t testing.TB, pl *plan.Plan) {
-			pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "x", At: 0, FromLevel: "FAST", ToLevel: "FAST"})
+			pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "x", At: 0, Start: 0, FromLevel: "FAST", ToLevel: "FAST"})
 		}},
 	{name: "transfer to_offset mismatched", rules: []int{2}, block: "a0",
 		edit: func(t testing.TB, pl *plan.Plan) { pl.Transfers[0].ToOffset = 64 }},
 	{name: "transfer from_level mismatched", rules: []int{2, 6}, block: "a0",
 		edit: func(t testing.TB, pl *plan.Plan) { pl.Transfers[0].FromLevel = "SLOW" }},
 	{name: "transfer at another timestep", rules: []int{2}, block: "a0",
-		edit: func(t testing.TB, pl *plan.Plan) { pl.Transfers[0].At = 1 }},
+		edit: func(t testing.TB, pl *plan.Plan) { pl.Transfers[0].At, pl.Transfers[0].Start = 1, 1 }},
 	{name: "two transfers at one boundary", rules: []int{2, 6}, block: "a0",
 		edit: func(t testing.TB, pl *plan.Plan) { pl.Transfers = append(pl.Transfers, pl.Transfers[0]) }},
 	{name: "consecutive placements at the same place", rules: []int{2, 6}, block: "a0",
@@ -152,7 +152,7 @@ var mutations = []mutation{
 			// y lives [2,4]: in SLOW at 2, then over a1 from 3 (a1 still ends at 3).
 			placementOf(t, pl, "y", 3).From = 3
 			pl.Placements = append(pl.Placements, plan.Placement{Block: "y", From: 2, To: 2, Level: "SLOW", Offset: 1024})
-			pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "y", At: 3, FromLevel: "SLOW", FromOffset: 1024, ToLevel: "FAST", ToOffset: 320})
+			pl.Transfers = append(pl.Transfers, plan.Transfer{Block: "y", At: 3, Start: 3, FromLevel: "SLOW", FromOffset: 1024, ToLevel: "FAST", ToOffset: 320})
 			// write@2 in SLOW (10+128) replaces write@3 in FAST (1+32);
 			// the transfer adds 10+128 + 1+32.
 			pl.Cost.Final += (10 + 128) - (1 + 32) + (10 + 128) + (1 + 32)
@@ -300,7 +300,7 @@ func TestInputErrors(t *testing.T) {
 		{name: "other time unit", edit: func(pl *plan.Plan) { pl.TimeUnit = "ns" },
 			want: `plan "p.json": time_unit "ns" does not match the profile's "cycle"`},
 		{name: "unknown cost model", edit: func(pl *plan.Plan) { pl.CostModel = "magic" },
-			want: `plan "p.json": cost_model "magic" is not known (known: seed003, vela-dma)`},
+			want: `plan "p.json": cost_model "magic" is not known (known: seed003, timeline, vela-dma)`},
 		{name: "unknown block", edit: func(pl *plan.Plan) { pl.Placements[2].Block = "nope" },
 			want: `plan "p.json": placements[2]: block "nope" is not in workload "hand"`},
 		{name: "unknown level", edit: func(pl *plan.Plan) { pl.Placements[3].Level = "L9" },

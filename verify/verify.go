@@ -43,7 +43,8 @@ type Options struct {
 
 // Violation is one broken rule.
 type Violation struct {
-	// Rule is the rule's number in FORMATS.md section 3 (1-6).
+	// Rule is the rule's number in FORMATS.md: 1-6 of section 3, 7-10 of
+	// section 6.2.
 	Rule int
 	// Block is the block the violation is about ("" for the plan as a
 	// whole, e.g. its cost); for an overlap, the later-placed of the two.
@@ -142,6 +143,8 @@ func (p *place) end() int64 {
 type xfer struct {
 	b, from, to    int // block, source and destination level IDs
 	at             int
+	start          int  // the issue timestep (FORMATS.md 6.2; == at unless a prefetch)
+	load           bool // a load: no from_offset, no source placement (fromOff 0)
 	fromOff, toOff int64
 }
 
@@ -169,6 +172,16 @@ type checker struct {
 	// tiled is set by rule 1: every block's placements tile its lifetime,
 	// so that every access has a level to be priced in.
 	tiled bool
+
+	// What FORMATS.md section 6 adds (timeline.go): resident marks the
+	// constants whose single placement stays reserved over the whole run
+	// (under a model with section 6's semantics only); occ are the
+	// placements and reservations rule 4's sweep checks (overlap.go), and
+	// reservedHits the overlaps it found that involve a reservation, for
+	// rules 9 and 10 to report.
+	resident     []bool
+	occ          []occupant
+	reservedHits [2]hits
 }
 
 // add records a violation of rule about block over timesteps [from, to].
@@ -205,8 +218,10 @@ func (c *checker) header() error {
 }
 
 // checkProfile checks what the rules depend on in the profile: unique
-// level names (plans name levels), capacities and alignments > 0 (rule 3)
-// and finite latencies and bandwidths > 0 (rule 6).
+// level names (plans name levels), capacities and alignments > 0 (rule 3),
+// finite latencies and bandwidths > 0 (rule 6), and under the timeline
+// model a compute unit with a finite rate > 0 and overhead >= 0, and DMA
+// channels >= 0 (0 is the default, 1).
 func (c *checker) checkProfile() error {
 	doc := fmt.Sprintf("hardware profile %q", c.prof.Name)
 	if len(c.prof.Levels) == 0 {
@@ -236,6 +251,17 @@ func (c *checker) checkProfile() error {
 			}
 		}
 	}
+	if cu := c.prof.Compute; cu != nil && c.model.timeline {
+		if !(cu.MACsPerUnit > 0) || math.IsInf(cu.MACsPerUnit, 0) {
+			return inputerr.New(doc, "", "compute.macs_per_unit %v: must be a finite number > 0", cu.MACsPerUnit)
+		}
+		if !(cu.OpOverhead >= 0) || math.IsInf(cu.OpOverhead, 0) {
+			return inputerr.New(doc, "", "compute.op_overhead %v: must be a finite number >= 0", cu.OpOverhead)
+		}
+	}
+	if c.prof.DMA.Channels < 0 {
+		return inputerr.New(doc, "", "dma.channels %d: must be >= 1 (0: the default, 1)", c.prof.DMA.Channels)
+	}
 	return nil
 }
 
@@ -251,6 +277,11 @@ func (c *checker) checkProgram() error {
 	T := len(c.prog.Ops)
 	if T == 0 {
 		return inputerr.New(doc, "", "no ops")
+	}
+	for i := range c.prog.Ops {
+		if c.prog.Ops[i].MACs < 0 {
+			return inputerr.New(doc, fmt.Sprintf("op %d %q", i, c.prog.Ops[i].Name), "macs %d: must be >= 0", c.prog.Ops[i].MACs)
+		}
 	}
 	c.blockID = make(map[string]int, len(c.prog.Blocks))
 	c.pin = make([]int, len(c.prog.Blocks))
@@ -328,7 +359,7 @@ func (c *checker) index() error {
 		if !ok {
 			return inputerr.New(doc, item.String(), "level %q is not in hardware profile %q", x.ToLevel, c.prof.Name)
 		}
-		c.xfer[i] = xfer{b: b, from: from, to: to, at: x.At, fromOff: x.FromOffset, toOff: x.ToOffset}
+		c.xfer[i] = xfer{b: b, from: from, to: to, at: x.At, start: x.Start, load: x.Load, fromOff: x.FromOffset, toOff: x.ToOffset}
 	}
 	nb := len(c.prog.Blocks)
 	c.byBlock, c.blockStart = groupBy(len(c.place), nb,
@@ -337,6 +368,7 @@ func (c *checker) index() error {
 	c.xferBy, c.xferStart = groupBy(len(c.xfer), nb,
 		func(i int) int { return c.xfer[i].b },
 		func(i, j int) int { return cmp.Compare(c.xfer[i].at, c.xfer[j].at) })
+	c.findResident()
 	return nil
 }
 
