@@ -130,8 +130,8 @@ func BenchmarkDerive(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					for k := range d.cks {
-						if d.cks[k].ck != base.cks[k].ck {
+					for k := range d.nch {
+						if ckOf(d, k).ck != ckOf(base, k).ck {
 							simulated++
 						}
 					}

@@ -14,6 +14,15 @@ const (
 	chunkMask  = chunkLen - 1
 )
 
+// The chunks are held in groups of groupLen chunks, each group with an
+// offset of its own, so that Derive shifts the groups after a change, not
+// every chunk.
+const (
+	groupShift = 4
+	groupLen   = 1 << groupShift
+	groupMask  = groupLen - 1
+)
+
 // numChunks is the number of chunks that hold the checkpoints 0..n of a
 // program of n ops: chunk i holds the ops and checkpoints i·chunkLen ..
 // i·chunkLen + chunkLen - 1, the last one checkpoint n and the ops before it.
@@ -55,6 +64,79 @@ type ckChunk struct {
 type ckRef struct {
 	ck  *ckChunk
 	off float64
+}
+
+// group is groupLen consecutive chunks (fewer in use in the last group):
+// their programs and checkpoints, each chunk's times plus its own offset
+// plus the group's (groupRef.off). Immutable once its base is built.
+type group struct {
+	progs [groupLen]*progChunk
+	cks   [groupLen]ckRef
+}
+
+// groupRef is a group as a base sees it.
+type groupRef struct {
+	g   *group
+	off float64
+}
+
+// prog is the program of chunk ci.
+func (b *Base) prog(ci int) *progChunk { return b.groups[ci>>groupShift].g.progs[ci&groupMask] }
+
+// chunk returns the checkpoints of chunk ci and the offset to add to
+// their times.
+func (b *Base) chunk(ci int) (*ckChunk, float64) {
+	gr := &b.groups[ci>>groupShift]
+	ref := &gr.g.cks[ci&groupMask]
+	return ref.ck, gr.off + ref.off
+}
+
+// ckAt returns the chunk of checkpoint t, the offset to add to its times
+// and t's index in it.
+func (b *Base) ckAt(t int) (*ckChunk, float64, int) {
+	ck, off := b.chunk(t >> chunkShift)
+	return ck, off, t & chunkMask
+}
+
+// own returns group gi of nb, a base being derived from b, copying it
+// first if nb still shares it with b.
+func (nb *Base) own(b *Base, gi int) *group {
+	if nb.groups[gi].g == b.groups[gi].g {
+		g := *b.groups[gi].g
+		nb.groups[gi].g = &g
+	}
+	return nb.groups[gi].g
+}
+
+// setChunk gives chunk ci of nb, a base being derived from b, the
+// program pc and the checkpoints ck (with no offset).
+func (nb *Base) setChunk(b *Base, ci int, pc *progChunk, ck *ckChunk) {
+	gi := ci >> groupShift
+	g := nb.own(b, gi)
+	g.progs[ci&groupMask] = pc
+	if ck != nil {
+		g.cks[ci&groupMask] = ckRef{ck: ck, off: -nb.groups[gi].off}
+	}
+}
+
+// shift makes chunks from .. to-1 of nb, a base being derived from b, b's
+// shifted by delta: a group within the range keeps b's chunks and gets
+// b's offset plus delta; a group in part within, copied, the chunks'
+// offsets plus delta.
+func (nb *Base) shift(b *Base, from, to int, delta float64) {
+	for ci := from; ci < to; {
+		gi := ci >> groupShift
+		g0, g1 := gi<<groupShift, min((gi+1)<<groupShift, nb.nch)
+		if ci == g0 && to >= g1 {
+			nb.groups[gi].off = b.groups[gi].off + delta
+			ci = g1
+			continue
+		}
+		g, bg := nb.own(b, gi), b.groups[gi].g
+		for ; ci < min(to, g1); ci++ {
+			g.cks[ci&groupMask].off = bg.cks[ci&groupMask].off + delta
+		}
+	}
 }
 
 // newProgChunks cuts p's ops and its copies (order: their issue order)

@@ -26,7 +26,7 @@ func (b *Base) Derive(ch *Change) (*Base, error) {
 	if len(s.dirty) == 0 {
 		return b, nil
 	}
-	nb := &Base{n: b.n, c: b.c, progs: slices.Clone(b.progs), cks: slices.Clone(b.cks)}
+	nb := &Base{n: b.n, c: b.c, nch: b.nch, groups: slices.Clone(b.groups)}
 
 	// The chunks the change touches, each with its program edited.
 	s.touched = s.touched[:0]
@@ -48,7 +48,7 @@ func (b *Base) Derive(ch *Change) (*Base, error) {
 		for ai < len(s.added) && s.added[ai].Start < t1 {
 			ai++
 		}
-		nb.progs[ci] = b.progs[ci].edit(ci<<chunkShift, s.ops[o0:oi], s.removed[r0:ri], s.added[a0:ai])
+		nb.setChunk(b, ci, b.prog(ci).edit(ci<<chunkShift, s.ops[o0:oi], s.removed[r0:ri], s.added[a0:ai]), nil)
 	}
 
 	// Simulate from the first touched chunk; after each chunk, unless the
@@ -65,11 +65,12 @@ func (b *Base) Derive(ch *Change) (*Base, error) {
 		}
 		var ck *ckChunk
 		var a int
-		ck, r, a = s.simChunk(nb.progs[ci], ci<<chunkShift, nb.checkpoints(ci), nb.c, r)
-		nb.cks[ci] = ckRef{ck: ck}
+		pc := nb.prog(ci)
+		ck, r, a = s.simChunk(pc, ci<<chunkShift, nb.checkpoints(ci), nb.c, r)
+		nb.setChunk(b, ci, pc, ck)
 		adds += a
 		ci++
-		if ci == len(nb.cks) {
+		if ci == nb.nch {
 			nb.cost = r
 			return nb, nil
 		}
@@ -80,14 +81,12 @@ func (b *Base) Derive(ch *Change) (*Base, error) {
 		if !ok {
 			continue
 		}
-		next := len(nb.cks)
+		next := nb.nch
 		if ti < len(s.touched) {
 			next = s.touched[ti]
 		}
-		for m := ci; m < next; m++ {
-			nb.cks[m].off = b.cks[m].off + delta
-		}
-		if next == len(nb.cks) {
+		nb.shift(b, ci, next, delta)
+		if next == nb.nch {
 			nb.cost = b.cost + delta
 			return nb, nil
 		}

@@ -50,10 +50,10 @@ type Change struct {
 // A Base is immutable, so Reprice and Derive may run concurrently on one
 // Base, each Reprice with its own Scratch.
 type Base struct {
-	n, c  int
-	cost  float64
-	progs []*progChunk // the program, chunk by chunk
-	cks   []ckRef      // the checkpoints 0..n, chunk by chunk
+	n, c   int
+	nch    int // chunks
+	cost   float64
+	groups []groupRef // the program and the checkpoints 0..n, by group of chunks
 }
 
 // NewBase validates and simulates p, keeping its checkpoints. It copies p,
@@ -66,14 +66,18 @@ func NewBase(p *Program) (*Base, error) {
 	n, nc := len(p.Compute), p.Channels
 	var s Scratch
 	q := &Program{Compute: slices.Clone(p.Compute), Memory: slices.Clone(p.Memory), Copies: p.Copies}
-	b := &Base{n: n, c: nc, progs: newProgChunks(q, s.issueOrder(p.Copies))}
-	b.cks = make([]ckRef, len(b.progs))
+	progs := newProgChunks(q, s.issueOrder(p.Copies))
+	b := &Base{n: n, c: nc, nch: len(progs), groups: make([]groupRef, (len(progs)-1)>>groupShift+1)}
+	for gi := range b.groups {
+		b.groups[gi].g = new(group)
+	}
 	s.f = growZero(s.f, nc)
 	r := 0.0
-	for ci, pc := range b.progs {
+	for ci, pc := range progs {
 		var ck *ckChunk
 		ck, r, _ = s.simChunk(pc, ci<<chunkShift, b.checkpoints(ci), nc, r)
-		b.cks[ci] = ckRef{ck: ck}
+		g := b.groups[ci>>groupShift].g
+		g.progs[ci&groupMask], g.cks[ci&groupMask] = pc, ckRef{ck: ck}
 	}
 	b.cost = r
 	return b, nil
@@ -83,13 +87,6 @@ func NewBase(p *Program) (*Base, error) {
 // in the last chunk, which ends with checkpoint n.
 func (b *Base) checkpoints(ci int) int { return min(chunkLen, b.n+1-ci<<chunkShift) }
 
-// ckAt returns the chunk of checkpoint t, the offset to add to its times
-// and t's index in it.
-func (b *Base) ckAt(t int) (*ckChunk, float64, int) {
-	ref := &b.cks[t>>chunkShift]
-	return ref.ck, ref.off, t & chunkMask
-}
-
 // Cost is the base program's cost, as Simulate returns it.
 func (b *Base) Cost() float64 { return b.cost }
 
@@ -98,8 +95,13 @@ func (b *Base) Len() int { return b.n }
 
 // Program returns the base's program, its copies in issue order.
 func (b *Base) Program() *Program {
-	p := &Program{Compute: make([]float64, 0, b.n), Memory: make([]float64, 0, b.n), Channels: b.c}
-	for _, pc := range b.progs {
+	nk := 0
+	for ci := range b.nch {
+		nk += len(b.prog(ci).copies)
+	}
+	p := &Program{Compute: make([]float64, 0, b.n), Memory: make([]float64, 0, b.n), Copies: make([]Copy, 0, nk), Channels: b.c}
+	for ci := range b.nch {
+		pc := b.prog(ci)
 		p.Compute = append(p.Compute, pc.comp...)
 		p.Memory = append(p.Memory, pc.mem...)
 		p.Copies = append(p.Copies, pc.copies...)
@@ -129,7 +131,7 @@ func (b *Base) hasCopy(k CopyKey) bool {
 	if k.Start < 0 || k.Start >= b.n {
 		return false
 	}
-	cs := b.progs[k.Start>>chunkShift].at(k.Start & chunkMask)
+	cs := b.prog(k.Start >> chunkShift).at(k.Start & chunkMask)
 	_, ok := slices.BinarySearchFunc(cs, k, func(c Copy, k CopyKey) int { return keyCmp(c.Key(), k) })
 	return ok
 }
@@ -256,7 +258,7 @@ func (b *Base) Reprice(ch *Change, s *Scratch) float64 {
 			adds = 0
 			continue
 		}
-		pc, i := b.progs[t>>chunkShift], t&chunkMask
+		pc, i := b.prog(t>>chunkShift), t&chunkMask
 
 		// Issue the copies starting at t: the base's that stay, merged
 		// with the added ones, in (At, Rank) order.
