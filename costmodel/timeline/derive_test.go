@@ -338,6 +338,11 @@ func TestDeriveChainStaysSmall(t *testing.T) {
 	want, err := NewBase(b.Program())
 	require.NoError(t, err)
 	requireSameBase(t, want, b, "the last base")
+	worst := 0.0 // the largest difference of R, relative to the cost
+	for op := 0; op <= n; op++ {
+		worst = max(worst, math.Abs(canonicalAt(want, op).r-canonicalAt(b, op).r)/want.Cost())
+	}
+	t.Logf("the last base: cost %v, from scratch %v; R differs by at most %.2g of the cost", b.Cost(), want.Cost(), worst)
 	wc, wp, we := baseSize(want)
 	gc, gp, ge := baseSize(b)
 	t.Logf("%d derives: %.2f chunks simulated per derive; the last base: %d chunks, %d checkpoints, %d in-flight entries (from scratch: %d, %d, %d)",

@@ -88,29 +88,103 @@
 // copies, which need no list per op. A channel's copies end in the order
 // they were issued (begin >= the channel's previous end), so those still in
 // flight before op t, issued before t and ending after R(t), are a
-// contiguous run of the channel's copies; NewBase stores the run's bounds
-// per op and channel. Memory: about (n+1)·(36 + 16·C) bytes plus 52 bytes
-// per copy. The in-flight copies of the changed program are a short list
-// (issued, not yet past R); comparing them with the base's uses per-op
-// arrays of the Scratch stamped per comparison, so a call allocates nothing
-// once its Scratch has grown.
+// contiguous run of the channel's copies; a checkpoint stores the run's
+// bounds per channel (see "Chunks" below for where the runs live). The
+// in-flight copies of the changed program are a short list (issued, not
+// yet past R); comparing them with the base's uses per-op arrays of the
+// Scratch stamped per comparison, so a call allocates nothing once its
+// Scratch has grown.
+//
+// # Deriving a base
+//
+// The search keeps a beam of states, and each state in it needs a Base of
+// its own to price its children. NewBase costs O(n) (13-15 ms at 100,000
+// ops); Derive builds the base of a changed program in O(window + K + n/KG)
+// time and memory (K, G below), sharing the rest with the parent.
+//
+// Chunks. A Base holds its program and checkpoints in chunks of K = 64 ops:
+// a chunk's program (per op c(t) and m(t), and the copies issued at its ops
+// in issue order) and its checkpoints (R, the sorted clamped channel ends,
+// the latest end in flight, and the in-flight runs). Each chunk is
+// self-contained: its copy lists are lane c, the copies in flight before
+// its first op sorted by end, then lanes 0..C-1, the copies issued within
+// the chunk on each channel of the simulation that built it, in issue
+// order; every lane ascends by end, so the in-flight copies before each of
+// its ops are a run per lane, stored as two int32 per lane. Chunks are
+// immutable and shared by every base whose program and canonical state
+// agree there. Chunks are held in groups of G = 16 (1,024 ops); a base is
+// a table of groups, n/1,024 entries.
+//
+// Offsets. A chunk's times are stored less an offset: a base reads a time
+// as the stored value plus the chunk's offset plus its group's. The shift
+// fact says why this is all a shared chunk needs: once the changed
+// program's canonical state before op t equals the parent's shifted by δ
+// and the ops from t on are the parent's, every later checkpoint is the
+// parent's plus δ. The offsets from R that Reprice compares are taken
+// within one chunk, where the offset cancels.
+//
+// Derive(ch):
+//
+//  1. checks ch as Reprice does and edits the program of the chunks it
+//     touches (each a copy; its ops retimed, its copy list merged);
+//  2. loads the parent's checkpoint at the start of the first touched
+//     chunk and simulates whole chunks from there, recording new chunks
+//     (no offset). Before each chunk the change does not touch it compares
+//     the state with the parent's, as Reprice does (same tolerance); if it
+//     has rejoined with shift δ, the chunks up to the next touched one are
+//     the parent's with δ added to their offsets: a group wholly in that
+//     range keeps the parent's group and adds δ to the group's offset, a
+//     group in part gets a copy of its 16 chunk entries with δ added to
+//     those in the range. If a touched chunk is left, Derive loads the
+//     parent's checkpoint there, shifted by δ, and goes on;
+//  3. takes the cost as Reprice does: the parent's plus δ, or the
+//     simulation's own at the end.
+//
+// Why exact. Before the first touched chunk the programs agree, so those
+// chunks are the parent's. A simulated chunk is the simulation of the
+// changed program from a state canonically equal to its own (the parent's
+// checkpoint where the programs agree, or the chunk before's end). A
+// shared chunk is the parent's plus δ by the shift fact. The canonical
+// state before every op is then the one a fresh NewBase would record, up
+// to rounding, and Reprice on a derived base works as on a fresh one. The
+// channel each copy ran on in a simulated chunk may differ from the one
+// NewBase would pick (clamped ends tie where raw ones do not), which is
+// why lanes are the builder's channels and only their multiset matters.
+//
+// Copies are named by their key, CopyKey{Start, At, Rank}: unique within a
+// program (Validate), it names the same copy in a parent and all the bases
+// derived from it, whatever else is removed or added; Change.Removed lists
+// keys, and a copy moved to another Start is removed by its old key and
+// added with the new Start.
+//
+// Memory. A base built by NewBase holds about (n+1)·(44 + 16·C) bytes plus
+// 44 bytes per copy (measured: 1.09 MB for 10,000 ops, 5,000 copies, two
+// channels).
+// A derived base holds its group table (16 bytes a group), the groups it
+// copied (384 bytes each) and the chunks it simulated (about 5 KB for 64 ops
+// with two channels), and references the rest, never its parent: when the
+// parent is dropped, whatever only the parent used is garbage. A chain of
+// 10,000 derives on a 10,000-op program, keeping only the last base, keeps
+// 1.08 MB alive, what a base built from scratch for the same program holds
+// (BenchmarkDeriveChain, retained-B against fresh-B); each derive
+// simulated 1.01 chunks on average (TestDeriveChainStaysSmall).
 //
 // # Floating point
 //
 // The base and the changed program round differently once they diverge:
-// R + δ + x and R + x + δ need not be equal. So the comparison in step 3
-// accepts a difference up to τ = 4u·(a+2)·max(R, R_base(t)) per component,
-// u = 2^-53 and a the additions (ops and copies) simulated since the last
-// checkpoint was loaded: an exact comparison would hold Reprice back a step
-// where the offsets differ by an ulp (see the "rejoins despite rounding"
-// test). Each addition of a simulation rounds by at most u·cost, and
-// errors add up along a chain of additions (max is exact and 1-Lipschitz),
-// so Simulate is within (n+k)·u·cost of the exact cost, k the copies. The
-// value Reprice returns inherits that error from the base's checkpoints
-// and its final cost, the same again from its own additions, at most τ
-// per accepted match (nonexpansion), one rounding per component per loaded
-// checkpoint and two for δ and the sum. With j checkpoints loaded, to
-// first order,
+// R + δ + x and R + x + δ need not be equal. So the comparison in
+// Reprice's step 3 accepts a difference up to τ = 4u·(a+2)·max(R, R_base(t)) per
+// component, u = 2^-53 and a the additions (ops and copies) simulated since
+// the last checkpoint was loaded: an exact comparison would hold Reprice
+// back a step where the offsets differ by an ulp (see the "rejoins despite
+// rounding" test). Each addition of a simulation rounds by at most u·cost,
+// and errors add up along a chain of additions (max is exact and
+// 1-Lipschitz), so Simulate is within (n+k)·u·cost of the exact cost, k the
+// copies. The value Reprice returns inherits that error from the base's
+// checkpoints and its final cost, the same again from its own additions, at
+// most τ per accepted match (nonexpansion), one rounding per component per
+// loaded checkpoint and two for δ and the sum. With j checkpoints loaded,
+// to first order,
 //
 //	|Reprice − Simulate(changed program)| <= (7(n+k) + 10j + 2)·u·cost
 //
@@ -119,26 +193,50 @@
 // That is the worst case; on 100,000-op programs the worst error seen in
 // 600 random changes was 4.2e-16 relative.
 //
+// A derived base's checkpoints are a patchwork of simulations, each joined
+// to the one before where a rejoin was accepted (within τ) or a checkpoint
+// loaded, plus one rounding each for the offsets' sum and for adding it. So
+// the bound above holds for Reprice and Cost on a derived base with j the
+// checkpoints loaded and rejoins accepted by every derive of its chain
+// that still shows in it: it grows at most linearly with the chain's
+// length. Chains of up to 50 derives on random programs stay within 1e-12
+// of NewBase checkpoint for checkpoint (TestDeriveChainMatchesNewBase);
+// after 10,000 derives on 10,000 ops R differs by at most 5.3e-16 of the
+// cost (TestDeriveChainStaysSmall).
+//
 // # Cost, measured
 //
 // go test ./costmodel/timeline -bench . -benchmem, on the team's 2-core
 // machine, shared with other jobs: the range over three runs. Two channels,
 // 0.5 copies per op, windows up to 4 ops (a third with Start == At):
 //
-//	Simulate                  1k ops 21-24 µs, 10k 0.19-0.24 ms, 100k 2.5-6.4 ms; no allocation
-//	NewBase                   1k ops 0.20-0.27 ms, 10k 2.0-3.2 ms, 100k 17-21 ms
+//	Simulate                  1k ops 8.4-9.3 µs, 10k 88-91 µs, 100k 1.4-1.5 ms; no allocation
+//	NewBase                   1k ops 0.15-0.20 ms, 10k 1.6 ms, 100k 13-15 ms; 115 bytes per op
 //	Reprice, 1k ops           an op's memory time   a moved copy   mean (max) ops simulated
-//	  compute-bound           0.14-0.20 µs          0.22-0.43 µs   1.0 (2), 2.2 (5)
-//	  memory-bound            0.12-0.29 µs          0.22-0.54 µs   1.1 (3), 2.3 (5)
-//	  DMA-bound (62% stall)   0.16-0.29 µs          0.33-0.83 µs   1.4 (8), 4.6 (13)
-//	  deep prefetch           1.3-2.2 µs            6.4-10 µs      20 (241), 90 (254)
+//	  compute-bound           0.07-0.08 µs          0.17-0.27 µs   1.0 (2), 2.2 (5)
+//	  memory-bound            0.08-0.17 µs          0.20-0.28 µs   1.1 (3), 2.3 (5)
+//	  DMA-bound (62% stall)   0.09-0.10 µs          0.27-0.28 µs   1.4 (8), 4.6 (13)
+//	  deep prefetch           1.0-1.1 µs            4.1-6.1 µs     20 (241), 90 (254)
+//	Derive                    1k ops      10k ops     100k ops    bytes per call   chunks simulated
+//	  compute-bound, op       10-18 µs    12-33 µs    8-12 µs     6.0-7.8 KB       1.0
+//	  compute-bound, move     19-24 µs    21-24 µs    9-13 µs     6.7-8.6 KB       1.05-1.07
+//	  deep prefetch, op       29-35 µs    21-28 µs    11-12 µs    7.1-9.3 KB       1.2-1.3
+//	  deep prefetch, move     36-59 µs    42-49 µs    22-33 µs    14-16 KB         2.3-2.4
+//	Derive chain              10,000 derives on 10k ops: 0.10-0.17 s (10-17 µs each)
 //
 // No Reprice allocates. The steps do not grow with n: at 100k ops they are
-// the same, and the time 0.13-2.2 µs outside deep prefetch (more cache
+// the same, and the time 0.16-2.4 µs outside deep prefetch (more cache
 // misses, more noise). "Deep prefetch" is the hard case: every copy issued
 // 16 to 64 ops ahead and the channels busy 88% of the time, so ops rarely
 // stall; a retimed op then moves R but not the copies in flight, and the
 // states differ, genuinely, until an op stalls in one of the programs.
+//
+// Derive's time is the chunks it simulates (about 2 µs for 64 ops) plus
+// its allocation, 6-16 KB a call; it does not grow with n (the group table
+// is 1.6 KB at 100k ops, against 37 KB for a flat table of chunks, which
+// was measured at 47 KB and 18 µs a call). Smaller programs measure
+// slower only because their heap is small, so the collector runs more
+// often for the same allocation.
 //
 // # Alternatives
 //
@@ -155,13 +253,20 @@
 // it would win only in the deep-prefetch case, which it cannot represent
 // (long windows).
 //
-// What would help that case, keeping the checkpoints: while the changed
-// state is the base's with R alone shifted by δ > 0 (channels and pending
-// ends unshifted), op t behaves as in the base plus δ unless the base's
-// stall at t is positive, or a copy issued at t finds its channel's end
-// within δ of R; so Reprice could jump to the first such t with a
-// range-minimum query over per-op slacks precomputed in NewBase (a sparse
-// table, O(1) per query), and δ < 0 likewise with the base's stalls and
-// idle channels. Not built: the requested regimes are well under the 1 µs
-// target.
+// What might help the deep-prefetch case, keeping the checkpoints: while
+// the changed state is the base's with R alone shifted by δ > 0 (channels
+// and pending ends unshifted), op t behaves as in the base plus δ unless
+// the base's stall at t is positive, or a copy issued at t finds its
+// channel's end within δ of R; so Reprice could jump to the first such t
+// with a query over per-op slacks recorded per chunk. Measured before
+// building it, on the benchmark's deep-prefetch programs (1k and 100k ops,
+// 4,000 changes each): a third of the op changes lengthen the op, and
+// those simulate 30-33 ops, of which the jump would skip 20-21; the rest
+// (shorter ops, which need raw channel ends below R that canonical
+// checkpoints drop) and the moved copies would gain nothing: a moved copy
+// lands on another channel and reorders the queue, so the channels differ
+// from the base's for most of its 80-90 ops (R and the channels matched
+// the base's before 1.5 of them on average). At best a third off the op
+// changes and nothing off the moves, for 16 bytes per checkpoint and a
+// second kind of state to restore: not built.
 package timeline

@@ -57,8 +57,8 @@ type Base struct {
 }
 
 // NewBase validates and simulates p, keeping its checkpoints. It copies p,
-// which the caller may change afterwards. Memory: about (n+1)·(24 + 16·C)
-// bytes for the checkpoints plus 44 bytes per copy (the package doc).
+// which the caller may change afterwards. Memory: about (n+1)·(44 + 16·C)
+// bytes plus 44 bytes per copy (the package doc).
 func NewBase(p *Program) (*Base, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
