@@ -1,18 +1,30 @@
 package hieropt_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/hieropt/hieropt"
+	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/plan"
+	"github.com/hieropt/hieropt/profiles"
+	"github.com/hieropt/hieropt/search"
+	"github.com/hieropt/hieropt/segments"
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/verify"
 	"github.com/hieropt/hieropt/workload"
 	"github.com/hieropt/hieropt/workloads"
 )
 
-// A compiler builds the program in code, plans it and reads the
-// placements back.
+// A compiler builds the program in code (or reads a workload document
+// with workload.ReadFile), describes its memories (or takes a built-in
+// profile with profiles.Get, or reads one with hw.ReadFile), plans, and
+// reads the placements back: which level and offset hold each block
+// during which timesteps.
 func Example() {
 	prog := &workload.Program{
 		Name: "tiny",
@@ -25,51 +37,46 @@ func Example() {
 			{Name: "y", Size: 64, Kind: workload.Output, First: 2, Last: 2, Writes: []int{2}, Reads: []int{2}},
 		},
 	}
-	if err := prog.Validate("tiny"); err != nil {
-		fmt.Println(err)
-		return
-	}
 	prof := &hw.Profile{Name: "npu", TimeUnit: hw.Cycle, Levels: []hw.Level{
 		{Name: "SRAM", Capacity: 4096, Alignment: 64, In: hw.Link{Latency: 2, Bandwidth: 16}, Out: hw.Link{Latency: 2, Bandwidth: 16}},
 		{Name: "DRAM", Capacity: 1 << 20, Alignment: 64, In: hw.Link{Latency: 100, Bandwidth: 4}, Out: hw.Link{Latency: 100, Bandwidth: 4}},
 	}}
-	if err := prof.Validate("npu"); err != nil {
-		fmt.Println(err)
-		return
-	}
-	res, err := hieropt.Optimize(context.Background(), prog, prof, nil)
+	// nil settings are the defaults; a time limit bounds the whole call.
+	res, err := hieropt.Plan(context.Background(), prog, prof, &hieropt.Settings{TimeLimit: 10 * time.Second})
 	if err != nil {
-		fmt.Println(err)
+		fmt.Println(err) // an *inputerr.Error, a *state.CapacityError, ...
 		return
 	}
 	for _, pl := range res.Plan.Placements {
 		fmt.Printf("%s: %s@%d during [%d,%d]\n", pl.Block, pl.Level, pl.Offset, pl.From, pl.To)
 	}
-	fmt.Printf("cost %.0f cycles (initializer %.0f)\n", res.Plan.Cost.Final, res.Plan.Cost.Initial)
+	fmt.Printf("cost %.0f cycles (initializer %.0f); %s\n", res.Plan.Cost.Final, res.Plan.Cost.Initial, res.Status)
 	// Output:
 	// w: DRAM@0 during [0,0]
 	// x: SRAM@0 during [0,0]
 	// a: SRAM@2048 during [0,1]
 	// b: SRAM@2048 during [1,2]
 	// y: SRAM@0 during [2,2]
-	// cost 1788 cycles (initializer 2466)
+	// cost 1788 cycles (initializer 2466); converged
 }
 
-// The plan document is what `hieropt optimize -o` writes.
-func ExampleResult_Plan() {
+// The plan document is what `hieropt optimize -o` writes, byte for byte
+// for the same documents and settings. Here a built-in workload on a
+// built-in profile, with the seed's own search: every timestep a segment,
+// a beam of one, no repacking.
+func ExamplePlan() {
 	prog, err := workloads.Get("seed000-example")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	prof := &hw.Profile{Name: "one", TimeUnit: hw.Cycle, Levels: []hw.Level{
-		{Name: "MEM", Capacity: 8192, Alignment: 1, In: hw.Link{Latency: 1, Bandwidth: 8}, Out: hw.Link{Latency: 1, Bandwidth: 8}},
-	}}
-	if err := prof.Validate("one"); err != nil {
+	prof, err := profiles.Get("ethos-u55")
+	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	res, err := hieropt.Optimize(context.Background(), prog, prof, nil)
+	s := &hieropt.Settings{Search: search.Settings{Segments: segments.Fixed(1), Beam: 1}, Repack: new(0)}
+	res, err := hieropt.Plan(context.Background(), prog, prof, s)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -79,18 +86,70 @@ func ExampleResult_Plan() {
 	// {
 	//   "format": "hieropt.plan/v1",
 	//   "workload": "seed000-example",
-	//   "hardware": "one",
+	//   "hardware": "ethos-u55",
 	//   "time_unit": "cycle",
-	//   "planner": "search",
-	//   "cost": {"initial": 3341, "final": 3341},
+	//   "planner": "search: segments=every beam=1 actions=move,swap,reuse,evict max-candidates=4 repack=off",
+	//   "cost": {"initial": 3744, "final": 3744},
 	//   "placements": [
-	//     {"block":"op0.out","from":0,"to":2,"level":"MEM","offset":0},
-	//     {"block":"op1.out","from":1,"to":4,"level":"MEM","offset":6144},
-	//     {"block":"op2.out","from":2,"to":3,"level":"MEM","offset":5120},
-	//     {"block":"op3.out","from":3,"to":4,"level":"MEM","offset":0},
-	//     {"block":"op4.out","from":4,"to":5,"level":"MEM","offset":2048},
-	//     {"block":"op5.out","from":5,"to":5,"level":"MEM","offset":4096}
+	//     {"block":"op0.out","from":0,"to":2,"level":"SRAM","offset":0},
+	//     {"block":"op1.out","from":1,"to":4,"level":"SRAM","offset":4192256},
+	//     {"block":"op2.out","from":2,"to":3,"level":"SRAM","offset":4191232},
+	//     {"block":"op3.out","from":3,"to":4,"level":"SRAM","offset":0},
+	//     {"block":"op4.out","from":4,"to":5,"level":"SRAM","offset":2048},
+	//     {"block":"op5.out","from":5,"to":5,"level":"SRAM","offset":4190208}
 	//   ],
 	//   "transfers": []
 	// }
+}
+
+// A plan from anywhere else (a file, a cache, another tool) is checked
+// as Plan checks its own, before it is applied: verify.Check, every rule
+// of FORMATS.md, with nothing of the planner. Only cost.initial needs the
+// planner: actions.VerifyInitial computes it.
+func Example_verify() {
+	prog, _ := workloads.Get("seed000-example")
+	prof, _ := profiles.Get("ethos-u55")
+	res, err := hieropt.Plan(context.Background(), prog, prof, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var cache bytes.Buffer
+	_ = res.Plan.Write(&cache)
+
+	// Later, the plan read back from the cache.
+	pl, err := plan.Parse("cached.json", cache.Bytes())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err := state.Bind(prog, prof, "workload")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	check := &verify.Options{Doc: plan.DocName("cached.json"), Initial: actions.VerifyInitial(context.Background(), p, res.Model)}
+	rep, err := verify.Check(prog, prof, pl, check)
+	if err != nil {
+		fmt.Println(err) // the plan is not even a plan of this program
+		return
+	}
+	fmt.Println("valid:", rep.Valid())
+
+	pl.Placements[1].Offset = 0 // op1.out over op0.out
+	rep, _ = verify.Check(prog, prof, pl, check)
+	fmt.Println(rep.Violations[0])
+	// Output:
+	// valid: true
+	// rule 4: blocks "op0.out" and "op1.out" overlap in level SRAM at timesteps [1,2], bytes [0,2048)
+}
+
+// Each bad field is an error of its own, naming the field.
+func ExampleSettings_Validate() {
+	s := &hieropt.Settings{Planner: "greedy", Search: search.Settings{Beam: -2}, Repack: new(-1)}
+	fmt.Println(s.Validate())
+	// Output:
+	// Settings.Planner "greedy": not a registered planner (registered: initializer, none, pack, search, seed000, seed001, seed004)
+	// Settings.Search.Beam -2: want a positive number, or -1 for unbounded
+	// Settings.Repack -1: want a number >= 0 (0 = off)
 }

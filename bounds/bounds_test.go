@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/arena"
 	"github.com/hieropt/hieropt/bounds"
@@ -37,10 +38,10 @@ func TestExactOnSeed000(t *testing.T) {
 	assert.Equal(t, 3354.0, b.Cost)
 	assert.Equal(t, int64(5120), b.MaxLive)
 	assert.Equal(t, []int64{0, 0}, b.Spill)
-	r, err := search.RunProblem(context.Background(), p, nil)
+	r, err := hieropt.Plan(context.Background(), prog, prof, nil)
 	require.NoError(t, err)
-	assert.Equal(t, b.Cost, r.Cost)
-	assert.InDelta(t, 1.0, bounds.Captured(r.InitialCost, r.Cost, b.Cost), 1e-12)
+	assert.Equal(t, b.Cost, r.Plan.Cost.Final)
+	assert.InDelta(t, 1.0, bounds.Captured(r.Plan.Cost.Initial, r.Plan.Cost.Final, b.Cost), 1e-12)
 }
 
 // TestLPTimestep: one timestep, two blocks written there, a fast level
@@ -89,7 +90,7 @@ func TestNeverAboveAPlan(t *testing.T) {
 				continue
 			}
 			plans = append(plans, lay)
-			r, err := search.RunProblem(context.Background(), p, &search.Settings{CostModel: m, Workers: 1})
+			r, err := hieropt.Plan(context.Background(), p.Prog, p.HW, &hieropt.Settings{CostModel: m.Name(), Search: search.Settings{Workers: 1}})
 			require.NoError(t, err)
 			plans = append(plans, r.Layout)
 			for _, name := range arena.Names() {

@@ -18,12 +18,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/profiles"
-	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -54,7 +54,7 @@ func rtInitial(t testing.TB, p *state.Problem) *state.Layout {
 
 func rtSearch(t testing.TB, p *state.Problem) *state.Layout {
 	t.Helper()
-	res, err := search.RunProblem(context.Background(), p, nil)
+	res, err := hieropt.Plan(context.Background(), p.Prog, p.HW, nil)
 	require.NoError(t, err)
 	return res.Layout
 }

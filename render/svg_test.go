@@ -15,12 +15,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/render"
-	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -96,7 +96,7 @@ func placements(lay *state.Layout) int {
 func TestGoldenSeed000(t *testing.T) {
 	p := problem(t, shipped(t, "seed000-example"), filepath.Join("..", "testdata", "hw", "two-level-5k.yaml"))
 	before := initial(t, p)
-	r, err := search.RunProblem(context.Background(), p, nil)
+	r, err := hieropt.Plan(context.Background(), p.Prog, p.HW, nil)
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, render.SVG(&buf, p, []render.Diagram{{Title: "initial", Layout: before}, {Title: "optimized", Layout: r.Layout}}, render.Options{}))
@@ -127,7 +127,7 @@ func TestEverySVGIsWellFormed(t *testing.T) {
 		}
 		ds := []render.Diagram{{Title: "initializer", Layout: lay}}
 		if !testing.Short() && prog.Timesteps() < 100 {
-			r, err := search.RunProblem(context.Background(), p, nil)
+			r, err := hieropt.Plan(context.Background(), p.Prog, p.HW, nil)
 			require.NoError(t, err)
 			ds = append(ds, render.Diagram{Title: "search", Layout: r.Layout})
 		}

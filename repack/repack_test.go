@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
@@ -156,42 +157,50 @@ func TestFragmentation(t *testing.T) {
 	}
 
 	// Without repacking, the search leaves a block in SLOW.
-	off, err := search.RunProblem(context.Background(), p, &search.Settings{Repack: new(0), Check: true})
+	off, err := hieropt.Plan(context.Background(), p.Prog, p.HW, &hieropt.Settings{Repack: new(0), Search: search.Settings{Check: true}})
 	require.NoError(t, err)
 	assert.False(t, allFast(off.Layout))
-	assert.Equal(t, 3444.0, off.Cost)
+	assert.Equal(t, 3444.0, off.Plan.Cost.Final)
+	assert.Nil(t, off.Repack)
 
 	// With it (the default), everything is in FAST.
-	on, err := search.RunProblem(context.Background(), p, &search.Settings{Check: true})
+	on, err := hieropt.Plan(context.Background(), p.Prog, p.HW, &hieropt.Settings{Search: search.Settings{Check: true}})
 	require.NoError(t, err)
 	assert.True(t, allFast(on.Layout))
-	assert.Equal(t, 1556.0, on.Cost)
-	assert.Equal(t, 1, on.Stats.Repack.Promoted)
-	assert.Equal(t, 0, on.Stats.Repack.Inserted, "e fits no free space as packed: the packing makes room")
-	assert.Equal(t, 1, on.Stats.Repack.Packings)
-	assert.Equal(t, 3444.0-1556.0, on.Stats.RepackGain)
-	r := &repack.Result{Layout: on.Layout, InputCost: on.InitialCost, Cost: on.Cost}
+	assert.Equal(t, 1556.0, on.Plan.Cost.Final)
+	assert.Equal(t, 1, on.Repack.Stats.Promoted)
+	assert.Equal(t, 0, on.Repack.Stats.Inserted, "e fits no free space as packed: the packing makes room")
+	assert.Equal(t, 1, on.Repack.Stats.Packings)
+	assert.Equal(t, 3444.0, on.Repack.InputCost)
+	assert.Equal(t, 1556.0, on.Repack.Cost)
+	r := &repack.Result{Layout: on.Layout, InputCost: on.Initial.Cost, Cost: on.Plan.Cost.Final}
 	valid(t, p, r)
 
-	// search.Settings.Repack means what --repack means: nil is the default
-	// budget, 0 (or less) is off, n is n packings per level.
+	// hieropt.Settings.Repack means what --repack means: nil is the
+	// default budget, 0 is off, n is n packings per level; less than 0 is
+	// refused.
 	for _, c := range []struct {
-		s      *search.Settings
+		s      *hieropt.Settings
 		budget int
 		cost   float64
 	}{
-		{nil, search.DefaultRepack, 1556},
-		{&search.Settings{}, search.DefaultRepack, 1556},
-		{&search.Settings{Repack: new(0)}, 0, 3444},
-		{&search.Settings{Repack: new(-1)}, 0, 3444},
-		{&search.Settings{Repack: new(1)}, 1, 1556},
+		{nil, hieropt.DefaultRepack, 1556},
+		{&hieropt.Settings{}, hieropt.DefaultRepack, 1556},
+		{&hieropt.Settings{Repack: new(0)}, 0, 3444},
+		{&hieropt.Settings{Repack: new(1)}, 1, 1556},
 	} {
 		assert.Equal(t, c.budget, c.s.RepackBudget())
-		res, err := search.RunProblem(context.Background(), p, c.s)
+		res, err := hieropt.Plan(context.Background(), p.Prog, p.HW, c.s)
 		require.NoError(t, err)
-		assert.Equal(t, c.cost, res.Cost, "budget %d", c.budget)
-		assert.Equal(t, min(c.budget, 1), res.Stats.Repack.Packings, "budget %d", c.budget)
+		assert.Equal(t, c.cost, res.Plan.Cost.Final, "budget %d", c.budget)
+		packings := 0
+		if res.Repack != nil {
+			packings = res.Repack.Stats.Packings
+		}
+		assert.Equal(t, min(c.budget, 1), packings, "budget %d", c.budget)
 	}
+	_, err = hieropt.Plan(context.Background(), p.Prog, p.HW, &hieropt.Settings{Repack: new(-1)})
+	assert.EqualError(t, err, "Settings.Repack -1: want a number >= 0 (0 = off)")
 
 	// Repacking the initializer's plan directly does it too: e is promoted.
 	lay, ok := initial(t, p, actions.WorkloadOrder)
@@ -211,7 +220,7 @@ func TestFragmentation(t *testing.T) {
 // has SRAM full of in-place chains after the search.
 func TestInPlaceChains(t *testing.T) {
 	p := bind(t, shipped("resnet18-int8"), "ethos-u65")
-	res, err := search.RunProblem(context.Background(), p, &search.Settings{Repack: new(0)})
+	res, err := hieropt.Plan(context.Background(), p.Prog, p.HW, &hieropt.Settings{Repack: new(0)})
 	require.NoError(t, err)
 	reuses := func(lay *state.Layout) int {
 		n := 0
@@ -244,10 +253,10 @@ func TestDeterministic(t *testing.T) {
 	p := bind(t, shipped("squeezenet1_1-int8"), "ascend910-core")
 	var first []byte
 	for w := 1; w <= 3; w++ {
-		res, err := search.RunProblem(context.Background(), p, &search.Settings{Workers: w})
+		res, err := hieropt.Plan(context.Background(), p.Prog, p.HW, &hieropt.Settings{Search: search.Settings{Workers: w}})
 		require.NoError(t, err)
-		assert.Positive(t, res.Stats.Repack.Promoted)
-		b := valid(t, p, &repack.Result{Layout: res.Layout, InputCost: res.InitialCost, Cost: res.Cost})
+		assert.Positive(t, res.Repack.Stats.Promoted)
+		b := valid(t, p, &repack.Result{Layout: res.Layout, InputCost: res.Initial.Cost, Cost: res.Plan.Cost.Final})
 		if first == nil {
 			first = b
 			continue
@@ -321,7 +330,7 @@ func TestLongProgramLimits(t *testing.T) {
 	require.NoError(t, err)
 	p, err := state.Bind(prog, prof, "gen")
 	require.NoError(t, err)
-	sr, err := search.RunProblem(context.Background(), p, &search.Settings{Repack: new(0)})
+	sr, err := hieropt.Plan(context.Background(), p.Prog, p.HW, &hieropt.Settings{Repack: new(0)})
 	require.NoError(t, err)
 	lay := sr.Layout
 	a, err := repack.Run(context.Background(), p, lay, &repack.Settings{MaxVisits: 2000, MaxBuffers: 1})

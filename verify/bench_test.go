@@ -21,7 +21,7 @@ import (
 
 // BenchmarkCheck checks (rules 1-6, cost.initial not asked) the plan of the
 // largest shipped workload on ethos-u55 (resnet50-int8, 459 blocks;
-// hieropt.Optimize's plan) and of generated mixed programs of 10,000 and
+// hieropt.Plan's plan) and of generated mixed programs of 10,000 and
 // 100,000 ops on h100-sm (the initializer's plan, in workload order;
 // -short: 10,000 only).
 func BenchmarkCheck(b *testing.B) {
@@ -29,7 +29,7 @@ func BenchmarkCheck(b *testing.B) {
 	require.NoError(b, err)
 	prof, err := profiles.Get("ethos-u55")
 	require.NoError(b, err)
-	res, err := hieropt.Optimize(context.Background(), prog, prof, nil)
+	res, err := hieropt.Plan(context.Background(), prog, prof, nil)
 	require.NoError(b, err)
 	benchCheck(b, "resnet50-int8/ethos-u55", res.Problem, res.Plan)
 

@@ -24,13 +24,13 @@ import (
 // footprints (state.Problem.Foot) and kind rule (workload.CanReuse), so a
 // bug there was on both sides.
 
-// optimized is a shipped pair and the plan hieropt.Optimize makes for it.
+// optimized is a shipped pair and the plan hieropt.Plan makes for it.
 type optimized struct {
 	p  *state.Problem
 	pl *plan.Plan
 }
 
-// optimizedPlans returns the plans Optimize makes for each shipped
+// optimizedPlans returns the plans hieropt.Plan makes for each shipped
 // workload on the first built-in profile (by name) where it can plan it
 // (shippedPlans': under -short, of every fourth pair).
 func optimizedPlans(t *testing.T) []optimized {
@@ -128,7 +128,7 @@ func TestPlantedFootprintBug(t *testing.T) {
 			}
 		}
 		require.NoError(t, prog.Validate("aligned"))
-		res, err := hieropt.Optimize(context.Background(), &prog, o.p.HW, nil)
+		res, err := hieropt.Plan(context.Background(), &prog, o.p.HW, nil)
 		if err != nil {
 			continue
 		}

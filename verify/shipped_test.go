@@ -61,7 +61,7 @@ func priced(p *state.Problem, lay *state.Layout, model costmodel.Model) *plan.Pl
 }
 
 // shipped is a shipped pair (the i-th of testprog.ShippedPairs) and the
-// plan hieropt.Optimize makes of it with the default settings (nil where it
+// plan hieropt.Plan makes of it with the default settings (nil where it
 // finds none).
 type shipped struct {
 	i   int
@@ -76,9 +76,9 @@ var (
 
 // shippedPlans returns every second shipped pair (a workload on a
 // built-in profile that can hold it; -short: every fourth), each with
-// Optimize's plan, made once for all the tests of the package: the plans
+// Plan's plan, made once for all the tests of the package: the plans
 // are most of their time. (The plans of every pair pass verify in the
-// search's and the command line's tests: search.TestEveryShippedPair,
+// library's and the command line's tests: hieropt's TestEveryShippedPair,
 // cmd/hieropt's TestOptimizeEveryWorkloadAndProfile.)
 func shippedPlans(t *testing.T) []shipped {
 	t.Helper()
@@ -92,7 +92,7 @@ func shippedPlans(t *testing.T) []shipped {
 				continue
 			}
 			s := shipped{i: i, p: p}
-			if res, err := hieropt.Optimize(context.Background(), p.Prog, p.HW, nil); err == nil {
+			if res, err := hieropt.Plan(context.Background(), p.Prog, p.HW, nil); err == nil {
 				s.res = res
 			} else {
 				t.Logf("%s on %s: no plan: %v", p.Prog.Name, p.HW.Name, err)
@@ -104,12 +104,12 @@ func shippedPlans(t *testing.T) []shipped {
 	return shippedAll
 }
 
-// TestShippedPlans: the plans hieropt.Optimize makes for the shipped pairs
+// TestShippedPlans: the plans hieropt.Plan makes for the shipped pairs
 // of shippedPlans pass verify with the costs package costmodel gives them
-// (Optimize under the default model, and under vela-dma for every eighth
+// (Plan under the default model, and under vela-dma for every eighth
 // pair); and so do those plans with three blocks moved to fresh space in
 // mid-life (the search seldom moves blocks in these), under both cost
-// models. -short: the default model only for Optimize.
+// models. -short: the default model only for Plan.
 func TestShippedPlans(t *testing.T) {
 	models := []costmodel.Model{costmodel.Seed003{}, costmodel.VelaDMA{}}
 	rng := rand.New(rand.NewPCG(14, 1))
@@ -140,7 +140,7 @@ func TestShippedPlans(t *testing.T) {
 				return
 			}
 			vela := models[1]
-			res, err := hieropt.Optimize(context.Background(), p.Prog, p.HW, &search.Settings{CostModel: vela})
+			res, err := hieropt.Plan(context.Background(), p.Prog, p.HW, &hieropt.Settings{CostModel: vela.Name()})
 			if err != nil {
 				t.Logf("%s: no plan: %v", vela.Name(), err)
 				return
@@ -292,13 +292,13 @@ func TestRandomPlans(t *testing.T) {
 		if i%3 == 2 {
 			model = costmodel.VelaDMA{}
 		}
-		res, err := search.RunProblem(context.Background(), p, &search.Settings{Workers: 1, CostModel: model})
+		res, err := hieropt.Plan(context.Background(), p.Prog, p.HW, &hieropt.Settings{CostModel: model.Name(), Search: search.Settings{Workers: 1}})
 		if err != nil {
 			continue // no plan exists (the fuzzcheck tests check that)
 		}
 		planned++
 		pl := res.Layout.Plan(p)
-		pl.Cost = plan.Cost{Initial: res.InitialCost, Final: res.Cost}
+		pl.Cost = plan.Cost{Initial: res.Initial.Cost, Final: res.Plan.Cost.Final}
 		if model.Name() != costmodel.Default {
 			pl.CostModel = model.Name()
 		}

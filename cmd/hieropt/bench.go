@@ -15,13 +15,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/inputerr"
-	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/profiles"
-	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 	"github.com/hieropt/hieropt/workloads"
@@ -49,7 +49,9 @@ time, and whether the plan passed the validator. Pairs that cannot fit are
 listed with the reason.
 
 Every plan is checked against FORMATS.md before it is counted. Times are
-the median of --repeat runs of the planner alone (loading excluded).
+the median of --repeat runs of the planning (what a compiler's call of
+hieropt.Plan takes: binding, the planner and the plan's check; reading the
+files excluded).
 
 With --cores, bench measures how planning scales with cores instead: each
 pair is planned --repeat times on each number of cores (the Go runtime's
@@ -137,7 +139,7 @@ type benchRow struct {
 	status       string          // "valid", or why there is no plan
 }
 
-func (a *app) bench(o *benchOptions, s *search.Settings) error {
+func (a *app) bench(o *benchOptions, s *hieropt.Settings) error {
 	var rows []benchRow
 	type source struct {
 		prog *workload.Program
@@ -169,16 +171,9 @@ func (a *app) bench(o *benchOptions, s *search.Settings) error {
 				return err
 			}
 			row := benchRow{workload: prog.Name, hw: prof.Name}
-			p, err := bindProblem(prog, prof, doc)
-			if err == nil {
-				err = p.CheckCapacity()
-			}
-			if err != nil {
-				row.status = shortReason(err)
-				rows = append(rows, row)
-				continue
-			}
-			if err := a.benchOne(p, o, s, &row); err != nil {
+			sc := *s
+			sc.Document = doc
+			if err := a.benchOne(prog, prof, o, &sc, &row); err != nil {
 				return err
 			}
 			rows = append(rows, row)
@@ -209,7 +204,7 @@ type benchRun struct {
 	procs, workers, copies int
 }
 
-func (a *app) benchOne(p *state.Problem, o *benchOptions, s *search.Settings, row *benchRow) error {
+func (a *app) benchOne(prog *workload.Program, prof *hw.Profile, o *benchOptions, s *hieropt.Settings, row *benchRow) error {
 	// Without --cores: one run, on the cores and workers as they are.
 	runs := []benchRun{{copies: 1}}
 	if len(o.Cores) > 0 {
@@ -224,7 +219,7 @@ func (a *app) benchOne(p *state.Problem, o *benchOptions, s *search.Settings, ro
 		}
 	}
 	times := make([][]time.Duration, len(runs))
-	var res *search.Result
+	var res *hieropt.Result
 	var first []byte // the first plan, to compare the others with
 	for i := 0; i < o.Repeat; i++ {
 		for k := range runs {
@@ -235,40 +230,40 @@ func (a *app) benchOne(p *state.Problem, o *benchOptions, s *search.Settings, ro
 			sc := *s
 			if run.procs > 0 {
 				runtime.GOMAXPROCS(run.procs)
-				sc.Workers = run.workers
+				sc.Search.Workers = run.workers
 				runtime.GC() // each run starts from a collected heap
 			}
-			results := make([]*search.Result, run.copies)
+			results := make([]*hieropt.Result, run.copies)
 			errs := make([]error, run.copies)
 			var wg sync.WaitGroup
 			start := time.Now()
 			for c := range run.copies {
 				wg.Go(func() {
 					sc := sc
-					results[c], _, errs[c] = a.plan(context.Background(), p, &optimizeOptions{Quiet: true, searchOptions: o.searchOptions}, &sc)
+					results[c], errs[c] = hieropt.Plan(context.Background(), prog, prof, &sc)
 				})
 			}
 			wg.Wait()
 			times[k] = append(times[k], time.Since(start))
 			for c, r := range results {
 				if err := errs[c]; err != nil {
-					var ie *actions.InfeasibleError
-					if errors.As(err, &ie) {
-						row.status = "no plan: " + shortReason(err)
-						return nil
+					why, ok := noPlan(err)
+					if !ok {
+						return planError(err)
 					}
-					return err
+					row.status = why
+					return nil
 				}
 				res = r
 				if len(o.Cores) > 0 {
-					js, err := json.Marshal(r.Layout.Plan(p))
+					js, err := json.Marshal(r.Plan)
 					if err != nil {
-						return internalErrorf("bench %s on %s: %v", p.Prog.Name, p.HW.Name, err)
+						return internalErrorf("bench %s on %s: %v", prog.Name, prof.Name, err)
 					}
 					if first == nil {
 						first = js
 					} else if !bytes.Equal(js, first) {
-						return internalErrorf("bench %s on %s: the plan on %d cores (%d workers) differs from the plan on %d", p.Prog.Name, p.HW.Name, run.procs, run.workers, runs[0].procs)
+						return internalErrorf("bench %s on %s: the plan on %d cores (%d workers) differs from the plan on %d", prog.Name, prof.Name, run.procs, run.workers, runs[0].procs)
 					}
 				}
 			}
@@ -282,21 +277,10 @@ func (a *app) benchOne(p *state.Problem, o *benchOptions, s *search.Settings, ro
 		row.coreTimes = append(row.coreTimes, median(ts))
 	}
 	row.elapsed = row.coreTimes[0]
-	row.initial, row.cost = res.InitialCost, res.Cost
-	pl := res.Layout.Plan(p)
-	if s.CostModel.Name() != costmodel.Default {
-		pl.CostModel = s.CostModel.Name()
-	}
-	pl.Cost = plan.Cost{Initial: res.InitialCost, Final: res.Cost}
-	check, err := checkPlan(p, pl, "bench")
-	if err != nil {
-		return internalErrorf("bench %s on %s: %v", p.Prog.Name, p.HW.Name, err)
-	}
-	if !check.Valid() {
-		return internalErrorf("bench %s on %s: plan breaks %s", p.Prog.Name, p.HW.Name, check.Violations[0])
-	}
-	if res.Cost > res.InitialCost {
-		return internalErrorf("bench %s on %s: the search made the plan worse (%v > %v)", p.Prog.Name, p.HW.Name, res.Cost, res.InitialCost)
+	p := res.Problem
+	row.initial, row.cost = res.Plan.Cost.Initial, res.Plan.Cost.Final
+	if row.cost > row.initial {
+		return internalErrorf("bench %s on %s: the search made the plan worse (%v > %v)", p.Prog.Name, p.HW.Name, row.cost, row.initial)
 	}
 	row.status = "valid"
 	row.transfers = res.Layout.Transfers()
@@ -304,6 +288,23 @@ func (a *app) benchOne(p *state.Problem, o *benchOptions, s *search.Settings, ro
 	row.peakLevel = p.HW.Levels[0].Name
 	row.peakPct = pct(float64(peaks[0]), float64(p.HW.Levels[0].Capacity))
 	return nil
+}
+
+// noPlan says why a pair has no plan, for a table's row, when the
+// problem has none: it cannot be bound to the profile or fit it, or
+// neither the initializer nor the fallback plan finds a plan. ok is false
+// for any other error.
+func noPlan(err error) (why string, ok bool) {
+	var ie *actions.InfeasibleError
+	var ce *state.CapacityError
+	var te *state.TooLargeError
+	switch {
+	case errors.As(err, &ie):
+		return "no plan: " + shortReason(err), true
+	case errors.As(err, &ce), errors.As(err, &te), inputerr.Is(err):
+		return shortReason(err), true
+	}
+	return "", false
 }
 
 func median(ts []time.Duration) time.Duration {

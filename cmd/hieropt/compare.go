@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -13,14 +14,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/arena"
 	"github.com/hieropt/hieropt/baseline"
 	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
-	"github.com/hieropt/hieropt/plan"
-	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 )
 
@@ -95,89 +94,79 @@ checked against FORMATS.md.`,
 	return cmd
 }
 
-func (a *app) compare(o *compareOptions, s *search.Settings) error {
-	p, err := a.loadProblem(o.Workload, o.HW)
+func (a *app) compare(o *compareOptions, s *hieropt.Settings) error {
+	prog, prof, doc, err := a.loadDocuments(o.Workload, o.HW)
+	if err != nil {
+		return err
+	}
+	p, err := bindProblem(prog, prof, doc)
 	if err != nil {
 		return err
 	}
 	if err := p.CheckCapacity(); err != nil {
 		return err
 	}
-	m := s.CostModel
+	m, err := s.Model(prof)
+	if err != nil {
+		return err
+	}
 	b, err := bounds.Compute(p, m)
 	if err != nil {
 		return internalErrorf("%v", err)
 	}
-	start := time.Now()
-	// Where the initializer cannot place a block, its row (and every
-	// plan's cost.initial) is the fallback plan.
-	init, fb, err := actions.InitialPlan(context.Background(), p, m)
+	var rows []compareRow
+	// row plans with a planner (hieropt.Plan, which checks the plan) and
+	// adds its row; a planner that finds no plan gets a row that says why.
+	// Its time is the planner's, cost.initial's plan included.
+	row := func(name, planner string, note func(*hieropt.Result) string) (*hieropt.Result, error) {
+		sc := *s
+		sc.Planner, sc.Document = planner, doc
+		res, err := hieropt.Plan(context.Background(), prog, prof, &sc)
+		var pe *hieropt.PlannerError
+		if errors.As(err, &pe) {
+			rows = append(rows, compareRow{Planner: name, Infeasible: true, Note: err.Error()})
+			return nil, nil
+		}
+		if err != nil {
+			return nil, planError(err)
+		}
+		t := res.Times
+		rep := costmodel.Breakdown(res.Model, res.Problem, res.Layout)
+		rows = append(rows, compareRow{Planner: name, Cost: res.Plan.Cost.Final, FastTraffic: rep.Levels[0].Traffic(),
+			Seconds: (t.Initial + t.Search + t.Repack).Seconds(), Validated: true, Note: note(res)})
+		return res, nil
+	}
+	none, err := row("no planning", "none", func(*hieropt.Result) string { return "every block in " + p.HW.Levels[p.Levels()-1].Name })
 	if err != nil {
 		return err
 	}
-	initTime := time.Since(start)
-	initial := costmodel.Total(m, p, init)
-	var rows []compareRow
-	var noneCost float64
-	// check validates a plan and fills its row.
-	add := func(name string, lay *state.Layout, elapsed time.Duration, note string) error {
-		pl := lay.Plan(p)
-		if m.Name() != costmodel.Default {
-			pl.CostModel = m.Name()
-		}
-		pl.Cost = plan.Cost{Initial: initial, Final: costmodel.Total(m, p, lay)}
-		res, err := checkPlan(p, pl, name)
-		if err != nil {
-			return internalErrorf("%s: %v", name, err)
-		}
-		if !res.Valid() {
-			return internalErrorf("%s: the plan breaks %s", name, res.Violations[0])
-		}
-		rep := costmodel.Breakdown(m, p, lay)
-		rows = append(rows, compareRow{Planner: name, Cost: pl.Cost.Final, FastTraffic: rep.Levels[0].Traffic(),
-			Seconds: elapsed.Seconds(), Validated: true, Note: note})
-		return nil
+	noneCost := bounds.NoPlanning(p, m)
+	if none != nil {
+		noneCost = none.Plan.Cost.Final
 	}
-	start = time.Now()
-	none, err := baseline.NoPlanning(p)
-	if err != nil {
-		rows = append(rows, compareRow{Planner: "no planning", Infeasible: true, Note: err.Error()})
-		noneCost = bounds.NoPlanning(p, m)
-	} else {
-		if err := add("no planning", none, time.Since(start), "every block in "+p.HW.Levels[p.Levels()-1].Name); err != nil {
-			return err
-		}
-		noneCost = rows[0].Cost
-	}
-	start = time.Now()
+	start := time.Now()
 	c := baseline.Cache(p)
 	rows = append(rows, compareRow{Planner: "LRU cache", Cost: c.Cost, FastTraffic: c.FastBytes, Seconds: time.Since(start).Seconds(),
 		Note: fmt.Sprintf("simulated: %d hits, %d misses, %d write-backs, %d bypassed", c.Hits, c.Misses, c.Writebacks, c.Bypassed)})
 	for _, name := range arena.Names() {
-		pl, _ := arena.Lookup(name)
-		start = time.Now()
-		lay, l, peak, err := arena.Place(p, pl)
-		if err != nil {
-			rows = append(rows, compareRow{Planner: name + " arena", Infeasible: true, Note: err.Error()})
-			continue
-		}
-		if err := add(name+" arena", lay, time.Since(start), fmt.Sprintf("%s in %s", fmtBytes(peak), p.HW.Levels[l].Name)); err != nil {
+		if _, err := row(name+" arena", name, func(r *hieropt.Result) string {
+			l, peak := arenaOf(r.Problem, r.Layout)
+			return fmt.Sprintf("%s in %s", fmtBytes(peak), p.HW.Levels[l].Name)
+		}); err != nil {
 			return err
 		}
 	}
-	initNote := "seed 003 rules 1-5"
-	if fb != nil {
-		initNote = fmt.Sprintf("cannot place block %q at timestep %d: the fallback plan, %s", fb.Cause.Block, fb.Cause.Timestep, fb.Describe(p))
-	}
-	if err := add("initializer", init, initTime, initNote); err != nil {
+	// Where the initializer cannot place a block, its row (and every
+	// plan's cost.initial) is the fallback plan.
+	if _, err := row("initializer", "initializer", func(r *hieropt.Result) string {
+		if fb := r.Initial.Fallback; fb != nil {
+			return fmt.Sprintf("cannot place block %q at timestep %d: the fallback plan, %s", fb.Cause.Block, fb.Cause.Timestep, fb.Describe(r.Problem))
+		}
+		return "seed 003 rules 1-5"
+	}); err != nil {
 		return err
 	}
-	start = time.Now()
-	res, err := search.RunProblem(context.Background(), p, s)
-	if err != nil {
-		return err
-	}
-	if err := add("search", res.Layout, time.Since(start), describe(s)); err != nil {
+	if _, err := row("search", "search", func(r *hieropt.Result) string { return r.Plan.Planner }); err != nil {
 		return err
 	}
 	for i := range rows {
@@ -247,4 +236,16 @@ func writeCompareCSV(a *app, rows []compareRow) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// arenaOf returns the level and the peak (the highest address used) of a
+// single-arena plan: every block in one level for its whole life.
+func arenaOf(p *state.Problem, lay *state.Layout) (int, int64) {
+	l := 0
+	var peak int64
+	for b, segs := range lay.Segs {
+		l = int(segs[0].Level)
+		peak = max(peak, segs[0].Offset+p.Foot(b, l))
+	}
+	return l, peak
 }

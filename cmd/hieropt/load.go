@@ -92,18 +92,28 @@ func (a *app) readProfile(arg string) (*hw.Profile, []hw.Ignored, error) {
 
 // loadProblem loads and binds a workload and a profile.
 func (a *app) loadProblem(workloadArg, hwArg string) (*state.Problem, error) {
-	if workloadArg == "-" && hwArg == "-" {
-		return nil, usageErrorf("--workload and --hw cannot both read stdin")
-	}
-	prog, doc, err := a.loadWorkload(workloadArg)
-	if err != nil {
-		return nil, err
-	}
-	prof, err := a.loadProfile(hwArg)
+	prog, prof, doc, err := a.loadDocuments(workloadArg, hwArg)
 	if err != nil {
 		return nil, err
 	}
 	return bindProblem(prog, prof, doc)
+}
+
+// loadDocuments loads a workload and a profile, and returns the name of
+// the workload's document for errors (workload.DocName of its file).
+func (a *app) loadDocuments(workloadArg, hwArg string) (*workload.Program, *hw.Profile, string, error) {
+	if workloadArg == "-" && hwArg == "-" {
+		return nil, nil, "", usageErrorf("--workload and --hw cannot both read stdin")
+	}
+	prog, doc, err := a.loadWorkload(workloadArg)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	prof, err := a.loadProfile(hwArg)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return prog, prof, doc, nil
 }
 
 func bindProblem(prog *workload.Program, prof *hw.Profile, doc string) (*state.Problem, error) {

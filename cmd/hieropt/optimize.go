@@ -17,14 +17,13 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/arena"
 	"github.com/hieropt/hieropt/costmodel"
-	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/render"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/segments"
-	"github.com/hieropt/hieropt/state"
 )
 
 type optimizeOptions struct {
@@ -71,8 +70,8 @@ func searchFlags(f *pflag.FlagSet) {
 	f.Bool("initial-only", false, "start the search from the initializer's plan only, as the seed does (by default it also tries the initializer in kind order)")
 	f.Int("rounds", search.DefaultRounds, "most actions one state may take at one timestep")
 	f.Int("horizon", search.DefaultHorizon, "act only on blocks that die within this many timesteps; -1 = unbounded")
-	f.Int("repack", search.DefaultRepack, "after the search, re-pack each level with the exact packer to promote blocks from slower levels: most packings per level; 0 = off")
-	f.String("cost-model", costmodel.Default, "cost model to price plans with (registered: "+strings.Join(costmodel.Names(), ", ")+")")
+	f.Int("repack", hieropt.DefaultRepack, "after the search, re-pack each level with the exact packer to promote blocks from slower levels: most packings per level; 0 = off")
+	f.String("cost-model", "", "cost model to price plans with (registered: "+strings.Join(costmodel.Names(), ", ")+"); default: the profile's cost_model, else "+costmodel.Default)
 }
 
 // searched reports whether the options run the search.
@@ -80,81 +79,97 @@ func (o *searchOptions) searched() bool {
 	return !o.NoSearch && (o.Initializer == "" || o.Initializer == "seed003")
 }
 
-// settings turns the flags into search settings.
-func (o *searchOptions) settings() (*search.Settings, error) {
-	model, ok := costmodel.Lookup(o.CostModel)
-	if !ok {
-		return nil, usageErrorf("--cost-model %q is not known (known: %s)", o.CostModel, strings.Join(costmodel.Names(), ", "))
-	}
-	seg, err := segments.Parse(o.Segments)
-	if err != nil {
-		return nil, usageErrorf("--%v", err)
-	}
-	acts, err := actions.ParseSet(o.Actions)
-	if err != nil {
-		return nil, usageErrorf("--actions %q: %v", o.Actions, err)
-	}
-	if o.Beam == 0 || o.Beam < -1 {
-		return nil, usageErrorf("--beam %d: want a positive number, or -1 for unbounded", o.Beam)
-	}
-	if o.MaxCandidates == 0 || o.MaxCandidates < -1 {
-		return nil, usageErrorf("--max-candidates %d: want a positive number, or -1 for no cap", o.MaxCandidates)
-	}
-	if o.TimeLimit < 0 {
-		return nil, usageErrorf("--time-limit %v: want a duration >= 0", o.TimeLimit)
-	}
-	if o.Rounds < 1 {
-		return nil, usageErrorf("--rounds %d: want at least 1", o.Rounds)
-	}
-	if o.Horizon == 0 || o.Horizon < -1 {
-		return nil, usageErrorf("--horizon %d: want a positive number, or -1 for unbounded", o.Horizon)
-	}
-	if o.Jobs < 0 {
-		return nil, usageErrorf("--jobs %d: want a number >= 0", o.Jobs)
-	}
-	if o.Repack < 0 {
-		return nil, usageErrorf("--repack %d: want a number >= 0 (0 = off)", o.Repack)
-	}
-	return &search.Settings{
-		Segments:      seg,
-		Beam:          o.Beam,
-		Actions:       acts,
-		MaxCandidates: o.MaxCandidates,
-		TimeLimit:     o.TimeLimit,
-		Workers:       o.Jobs,
-		CostModel:     model,
-		Check:         o.Check,
-		InitialOnly:   o.InitialOnly,
-		Rounds:        o.Rounds,
-		Horizon:       o.Horizon,
-		Repack:        new(o.Repack), // 0 is off here and in search.Settings
-	}, nil
+// flagOf is the flag of each field of hieropt.Settings that a flag sets.
+var flagOf = map[string]string{
+	"CostModel": "cost-model", "Search.Beam": "beam", "Search.MaxCandidates": "max-candidates", "TimeLimit": "time-limit",
+	"Search.Rounds": "rounds", "Search.Horizon": "horizon", "Search.Workers": "jobs", "Repack": "repack",
 }
 
-// describe names the planner and its settings for the plan document. It
-// leaves out what does not change the plan (workers, checking).
-func describe(s *search.Settings) string {
-	beam := fmt.Sprint(s.Beam)
-	if s.Beam < 0 {
-		beam = "unbounded"
+// settings turns the flags into the planner's settings, checked. Its
+// errors name the flags: each field's error from Settings.Validate becomes
+// its flag's, in the order the flags are listed here.
+func (o *searchOptions) settings() (*hieropt.Settings, error) {
+	s := &hieropt.Settings{
+		Planner:   hieropt.DefaultPlanner,
+		CostModel: o.CostModel,
+		Search: search.Settings{
+			Beam:          o.Beam,
+			MaxCandidates: o.MaxCandidates,
+			Workers:       o.Jobs,
+			Check:         o.Check,
+			Rounds:        o.Rounds,
+			Horizon:       o.Horizon,
+		},
+		TimeLimit: o.TimeLimit,
+		Repack:    new(o.Repack), // 0 is off here and in hieropt.Settings
 	}
-	d := fmt.Sprintf("search: segments=%s beam=%s actions=%s max-candidates=%d", s.Segments.Name(), beam, s.Actions, s.MaxCandidates)
-	if s.Rounds != search.DefaultRounds {
-		d += fmt.Sprintf(" rounds=%d", s.Rounds)
+	if o.InitialOnly {
+		s.Starts = []string{actions.WorkloadOrder.Name()}
 	}
-	if s.Horizon != search.DefaultHorizon {
-		d += fmt.Sprintf(" horizon=%d", s.Horizon)
+	bad := map[string]*hieropt.SettingError{}
+	for _, err := range joined(s.Validate()) {
+		var se *hieropt.SettingError
+		if !errors.As(err, &se) {
+			return nil, internalErrorf("settings: %v", err)
+		}
+		bad[se.Field] = se
 	}
-	if s.InitialOnly {
-		d += " initial-only"
+	// Settings take 0 for a default; the flags show theirs, and 0 is
+	// none of these flags' values.
+	for _, z := range []struct {
+		field string
+		v     int
+		rule  string
+	}{
+		{"Search.Beam", o.Beam, "want a positive number, or -1 for unbounded"},
+		{"Search.MaxCandidates", o.MaxCandidates, "want a positive number, or -1 for no cap"},
+		{"Search.Rounds", o.Rounds, "want at least 1"},
+		{"Search.Horizon", o.Horizon, "want a positive number, or -1 for unbounded"},
+	} {
+		if z.v == 0 {
+			bad[z.field] = &hieropt.SettingError{Field: z.field, Value: 0, Rule: z.rule}
+		}
 	}
-	switch n := s.RepackBudget(); {
-	case n == 0:
-		d += " repack=off"
-	case n != search.DefaultRepack:
-		d += fmt.Sprintf(" repack=%d", n)
+	if e := bad["CostModel"]; e != nil {
+		return nil, usageErrorf("--cost-model %q is not known (known: %s)", o.CostModel, strings.Join(costmodel.Names(), ", "))
 	}
-	return d
+	var err error
+	if s.Search.Segments, err = segments.Parse(o.Segments); err != nil {
+		return nil, usageErrorf("--%v", err)
+	}
+	if s.Search.Actions, err = actions.ParseSet(o.Actions); err != nil {
+		return nil, usageErrorf("--actions %q: %v", o.Actions, err)
+	}
+	for _, field := range []string{"Search.Beam", "Search.MaxCandidates", "TimeLimit", "Search.Rounds", "Search.Horizon", "Search.Workers", "Repack"} {
+		if e := bad[field]; e != nil {
+			return nil, usageErrorf("--%s %v: %s", flagOf[field], e.Value, e.Rule)
+		}
+	}
+	switch {
+	case o.Initializer != "" && o.Initializer != "seed003":
+		// A seed's single-level planner: its arena in the fastest level
+		// that holds it. The search re-plans with seed 003's initializer,
+		// so it does not start from these: they are baselines.
+		if _, ok := arena.Lookup(o.Initializer); !ok {
+			return nil, usageErrorf("--initializer %q is not known (known: seed003, %s)", o.Initializer, strings.Join(arena.Names(), ", "))
+		}
+		s.Planner = o.Initializer
+	case o.NoSearch:
+		s.Planner = "initializer"
+	}
+	return s, nil
+}
+
+// joined returns the errors that err joins (errors.Join), or err alone.
+func joined(err error) []error {
+	if err == nil {
+		return nil
+	}
+	var j interface{ Unwrap() []error }
+	if errors.As(err, &j) {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 func newOptimizeCmd(a *app) *cobra.Command {
@@ -205,7 +220,7 @@ it. A time limit is not an interruption: exit 0.
 
 Exit status: 0 planned; 1 the workload cannot fit the profile; 2 bad input;
 3 internal error (a bug: please report it); 130 interrupted (the best plan
-so far was written, if there was one yet).`,
+so far was written, if there was one yet).` + "\n\n" + strategies(),
 		Example: `  hieropt optimize --workload resnet50-int8 --hw ethos-u55 -o plan.json
   hieropt optimize --workload net.json --hw my-npu.yaml --time-limit 30s -o plan.json
   hieropt optimize --workload gpt2-small-like-int8 --hw ethos-u65 --segments every --beam 1 -o -`,
@@ -237,60 +252,46 @@ so far was written, if there was one yet).`,
 	return cmd
 }
 
-func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
+func (a *app) optimize(o *optimizeOptions, s *hieropt.Settings) error {
 	start := time.Now()
-	// --time-limit is the whole command's: the planner gets what loading
-	// left of it, less what validating, writing and the summary need.
+	// --time-limit is the whole command's: the planner (hieropt.Plan,
+	// which keeps its own reserve for the plan's check) gets what loading
+	// left of it, less what writing and the summary need.
 	tm := newTiming(start, s.TimeLimit)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	p, err := a.loadProblem(o.Workload, o.HW)
+	prog, prof, doc, err := a.loadDocuments(o.Workload, o.HW)
 	if err != nil {
 		return err
 	}
-	if err := p.CheckCapacity(); err != nil {
-		return err
-	}
 	tm.loaded, tm.searched = time.Now(), o.searched()
-	ps := s
+	ps := *s
+	ps.Document = doc
 	if s.TimeLimit > 0 {
-		c := *s
-		c.TimeLimit = tm.planBudget(p)
-		ps = &c
+		ps.TimeLimit = tm.planBudget(prog)
 	}
-	res, planner, err := a.plan(ctx, p, o, ps)
+	done := a.progress(o, &ps)
+	res, err := hieropt.Plan(ctx, prog, prof, &ps)
+	done()
 	if err != nil {
 		if ctx.Err() != nil {
 			return &exitError{exitInterrupted, errors.New("interrupted before a plan existed: nothing written")}
 		}
-		return err
+		return planError(err)
 	}
-	tm.planned = time.Now()
+	tm.planned, tm.plan = time.Now(), res
 	elapsed := tm.planned.Sub(start)
-
-	pl := res.Layout.Plan(p)
-	if s.CostModel.Name() != costmodel.Default {
-		pl.CostModel = s.CostModel.Name()
-	}
-	pl.Planner = planner
-	pl.Cost = plan.Cost{Initial: res.InitialCost, Final: res.Cost}
-	check, err := checkPlan(p, pl, plan.DocName(cmp.Or(o.Output, "(not written)")))
-	if err != nil {
-		return internalErrorf("checking the plan: %v", err)
-	}
-	if !check.Valid() {
-		return internalErrorf("the plan breaks %s", check.Violations[0])
-	}
-	tm.validated = time.Now()
+	p, pl := res.Problem, res.Plan
 	if o.Output != "" {
 		if err := a.writeOutput(o.Output, pl.Write); err != nil {
 			return err
 		}
 	}
 	tm.written = time.Now()
+	planner := pl.Planner
 	if !o.Quiet {
-		sm := &summary{p: p, lay: res.Layout, model: s.CostModel, plan: pl, output: o.Output, elapsed: elapsed, planner: planner,
-			fallback: res.Stats.Fallback, timing: tm}
+		sm := &summary{p: p, lay: res.Layout, model: res.Model, plan: pl, output: o.Output, elapsed: elapsed, planner: planner,
+			fallback: res.Initial.Fallback, timing: tm}
 		switch {
 		case o.NoSearch && planner == "initializer":
 			sm.planner = "initializer (--no-search)"
@@ -311,7 +312,7 @@ func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 		if o.searched() {
 			settings = reportSearchSettings(s, res, elapsed)
 		}
-		if err := a.writeReport(o.Report, p, nil, res.Layout, s.CostModel, planner, settings); err != nil {
+		if err := a.writeReport(o.Report, p, nil, res.Layout, res.Model, planner, settings); err != nil {
 			return err
 		}
 	}
@@ -320,69 +321,121 @@ func (a *app) optimize(o *optimizeOptions, s *search.Settings) error {
 			return err
 		}
 	}
-	if res.Status == search.Cancelled {
+	if res.Status == hieropt.Cancelled {
 		return &exitError{exitInterrupted, fmt.Errorf("interrupted: wrote the best plan found so far (%s)", cmp.Or(o.Output, "no -o given"))}
 	}
 	return nil
 }
 
-// plan runs the initializer, and the search unless --no-search.
-func (a *app) plan(ctx context.Context, p *state.Problem, o *optimizeOptions, s *search.Settings) (*search.Result, string, error) {
-	if o.Initializer != "" && o.Initializer != "seed003" {
-		// A seed's single-level planner: its arena in the fastest level
-		// that holds it. The search re-plans with seed 003's initializer,
-		// so it does not start from these: they are baselines.
-		pl, ok := arena.Lookup(o.Initializer)
-		if !ok {
-			return nil, "", usageErrorf("--initializer %q is not known (known: seed003, %s)", o.Initializer, strings.Join(arena.Names(), ", "))
-		}
-		lay, l, peak, err := arena.Place(p, pl)
-		if err != nil {
-			return nil, "", failed(err)
-		}
-		// cost.initial: the initializer's plan, or the fallback's where
-		// the initializer cannot place a block.
-		init, fb, err := actions.InitialPlan(ctx, p, s.CostModel)
-		if err != nil {
-			return nil, "", err
-		}
-		return &search.Result{Layout: lay, InitialCost: costmodel.Total(s.CostModel, p, init), Cost: costmodel.Total(s.CostModel, p, lay),
-				Stats: search.Stats{Fallback: fb}},
-			fmt.Sprintf("%s: arena of %d B in level %s", pl.Name(), peak, p.HW.Levels[l].Name), nil
+// planError gives an error of hieropt.Plan its exit code: a bug is an
+// internal error, a planner that finds no plan a failure; the others
+// (input errors, infeasible problems) are classified by exitCode.
+func planError(err error) error {
+	var ie *hieropt.InternalError
+	var pe *hieropt.PlannerError
+	switch {
+	case errors.As(err, &ie):
+		return internalErrorf("%v", ie.Err)
+	case errors.As(err, &pe):
+		return failed(err)
 	}
-	if o.NoSearch {
-		lay, fb, err := actions.InitialPlan(ctx, p, s.CostModel)
-		if err != nil {
-			return nil, "", err
+	return err
+}
+
+// progress shows the search's progress on stderr, as asked: a progress bar
+// on a terminal, else a line when the search begins (not with --quiet or
+// --format json). The function it returns ends the bar.
+func (a *app) progress(o *optimizeOptions, s *hieropt.Settings) func() {
+	if o.Quiet || o.Format == "json" || !o.searched() {
+		return func() {}
+	}
+	if !isTerminal(a.stderr) {
+		s.Search.Progress = func(pr search.Progress) {
+			if pr.Timestep == 0 {
+				fmt.Fprintf(a.stderr, "searching %d timesteps (Ctrl-C stops and keeps the best plan so far)\n", pr.Steps)
+			}
 		}
-		c := costmodel.Total(s.CostModel, p, lay)
-		planner := "initializer"
-		if fb != nil {
-			planner = "fallback: " + fb.Describe(p)
-		}
-		return &search.Result{Layout: lay, InitialCost: c, Cost: c, Stats: search.Stats{Fallback: fb}}, planner, nil
+		return func() {}
 	}
 	var bar *progressbar.ProgressBar
-	if !o.Quiet && o.Format != "json" && isTerminal(a.stderr) {
-		bar = progressbar.NewOptions(p.Prog.Timesteps(),
-			progressbar.OptionSetWriter(a.stderr),
-			progressbar.OptionSetDescription("searching"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish())
-		s.Progress = func(pr search.Progress) { _ = bar.Set(pr.Timestep) }
-	} else if !o.Quiet && o.Format != "json" {
-		fmt.Fprintf(a.stderr, "searching %d timesteps (Ctrl-C stops and keeps the best plan so far)\n", p.Prog.Timesteps())
+	s.Search.Progress = func(pr search.Progress) {
+		if bar == nil {
+			bar = progressbar.NewOptions(pr.Steps,
+				progressbar.OptionSetWriter(a.stderr),
+				progressbar.OptionSetDescription("searching"),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionClearOnFinish())
+		}
+		_ = bar.Set(pr.Timestep)
 	}
-	res, err := search.RunProblem(ctx, p, s)
-	if bar != nil {
-		_ = bar.Finish()
+	return func() {
+		if bar != nil {
+			_ = bar.Finish()
+		}
 	}
-	if err != nil {
-		return nil, "", err
+}
+
+// strategies lists the strategies the flags name, from their registries,
+// for optimize's help: a strategy registered there shows up here by
+// itself.
+func strategies() string {
+	var b strings.Builder
+	section := func(title string, names, docs []string) {
+		fmt.Fprintf(&b, "%s:\n", title)
+		width := 0
+		for _, n := range names {
+			width = max(width, len(n))
+		}
+		for i, n := range names {
+			b.WriteString(wrap(fmt.Sprintf("  %-*s  ", width, n), docs[i], 78))
+		}
 	}
-	return res, describe(s), nil
+	var names, docs []string
+	for _, pl := range hieropt.Planners() {
+		names, docs = append(names, pl.Name()), append(docs, pl.Doc())
+	}
+	section("Planners (search by default; initializer with --no-search;\n--initializer NAME for a single-arena planner)", names, docs)
+	names, docs = nil, nil
+	for _, m := range costmodel.Models() {
+		names, docs = append(names, m.Name()), append(docs, m.Doc())
+	}
+	b.WriteString("\n")
+	section("Cost models (--cost-model)", names, docs)
+	names, docs = nil, nil
+	for _, k := range segments.Kinds() {
+		names, docs = append(names, k.Spec), append(docs, k.Doc())
+	}
+	b.WriteString("\n")
+	section("Segment strategies (--segments)", names, docs)
+	names, docs = nil, nil
+	for _, o := range actions.Orders() {
+		names, docs = append(names, o.Name()), append(docs, o.Doc())
+	}
+	b.WriteString("\n")
+	section("Initializer orders the search starts from (the cheapest plan;\n--initial-only: workload alone)", names, docs)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// wrap writes prefix and text as lines of at most width columns, broken
+// at spaces, the lines after the first indented as deep as the prefix.
+func wrap(prefix, text string, width int) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	col := len(prefix)
+	for i, w := range strings.Fields(text) {
+		if i > 0 && col+1+len(w) > width {
+			b.WriteString("\n" + strings.Repeat(" ", len(prefix)))
+			col = len(prefix)
+		} else if i > 0 {
+			b.WriteString(" ")
+			col++
+		}
+		b.WriteString(w)
+		col += len(w)
+	}
+	return b.String() + "\n"
 }
 
 // isTerminal reports whether w is a terminal (for the progress bar).

@@ -5,16 +5,17 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/render"
-	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 )
 
@@ -143,69 +144,77 @@ func (a *app) writeReport(path string, p *state.Problem, initial, final *state.L
 }
 
 // reportSearchSettings lists a search's settings, outcome and statistics
-// for the report (as the summary prints them). r may be nil (no search);
-// elapsed is the whole run's time, 0 to leave it out.
-func reportSearchSettings(s *search.Settings, r *search.Result, elapsed time.Duration) [][2]string {
+// for the report (as the summary prints them). s and r may be nil (no
+// search); elapsed is the whole run's time, 0 to leave it out.
+func reportSearchSettings(s *hieropt.Settings, r *hieropt.Result, elapsed time.Duration) [][2]string {
 	var out [][2]string
 	add := func(k, v string) { out = append(out, [2]string{k, v}) }
 	if s != nil {
-		if s.Segments != nil {
-			add("segments", s.Segments.Name())
-		}
-		beam := strconv.Itoa(s.Beam)
-		if s.Beam < 0 {
-			beam = "unbounded"
-		}
-		add("beam", beam)
-		add("actions", s.Actions.String())
-		add("max-candidates", strconv.Itoa(s.MaxCandidates))
-		add("rounds", strconv.Itoa(s.Rounds))
-		add("horizon", strconv.Itoa(s.Horizon))
-		add("initial-only", strconv.FormatBool(s.InitialOnly))
-		rp := "off"
-		if n := s.RepackBudget(); n > 0 {
-			rp = fmt.Sprintf("%d packings per level", n)
-		}
-		add("repack", rp)
-		tl := "none"
-		if s.TimeLimit > 0 {
-			tl = s.TimeLimit.String()
-		}
-		add("time-limit", tl)
-		jobs := "all cores"
-		if s.Workers > 0 {
-			jobs = strconv.Itoa(s.Workers)
-		}
-		add("jobs", jobs)
-		if s.CostModel != nil {
-			add("cost-model", s.CostModel.Name())
-		}
+		settingsRows(s, r, add)
 	}
-	if r != nil {
-		st := r.Stats
+	if r != nil && r.Search != nil {
+		st := r.Search.Stats
 		add("status", r.Status.String())
-		add("start", fmt.Sprintf("the initializer in %s order (%s)", st.Start, fmtCost(st.StartCost)))
+		add("start", fmt.Sprintf("the initializer in %s order (%s)", r.Initial.Start, fmtCost(r.Initial.StartCost)))
 		add("timesteps visited", strconv.Itoa(st.Timesteps))
 		add("timesteps skipped", strconv.Itoa(st.Skipped))
 		add("segments committed", strconv.Itoa(st.Commits))
 		var acts []string
 		for k := actions.Kind(0); k < actions.NumKinds; k++ {
-			if s == nil || s.Actions[k] {
+			if s == nil || s.Search.Actions[k] {
 				acts = append(acts, fmt.Sprintf("%s %d/%d/%d", k, st.Tried[k], st.Succeeded[k], st.Committed[k]))
 			}
 		}
 		add("actions tried/candidates/committed", strings.Join(acts, ", "))
 		add("re-plans", fmt.Sprintf("%d (%d timesteps re-planned)", st.Replans, st.ReplanSteps))
-		add("initializer time", st.InitTime.Round(time.Microsecond).String())
-		add("search time", st.SearchTime.Round(time.Microsecond).String())
+		add("initializer time", r.Times.Initial.Round(time.Microsecond).String())
+		add("search time", r.Times.Search.Round(time.Microsecond).String())
 		if s.RepackBudget() > 0 {
+			rs := repackStats(r)
 			add("repack", fmt.Sprintf("%s promoted (%d into free space; %s, %s screened out): %s less, in %s",
-				plural(st.Repack.Promoted, "block"), st.Repack.Inserted, plural(st.Repack.Packings, "packing"), plural(st.Repack.Screened, "candidate"),
-				fmtCost(st.RepackGain), st.Repack.Time.Round(time.Microsecond)))
+				plural(rs.Promoted, "block"), rs.Inserted, plural(rs.Packings, "packing"), plural(rs.Screened, "candidate"),
+				fmtCost(repackGain(r)), rs.Time.Round(time.Microsecond)))
 		}
 	}
 	if elapsed > 0 {
 		add("total time", elapsed.Round(time.Microsecond).String())
 	}
 	return out
+}
+
+// settingsRows adds the rows of the search's settings (and of the cost
+// model that r was priced with).
+func settingsRows(s *hieropt.Settings, r *hieropt.Result, add func(k, v string)) {
+	w := s.Search
+	if w.Segments != nil {
+		add("segments", w.Segments.Name())
+	}
+	beam := strconv.Itoa(w.Beam)
+	if w.Beam < 0 {
+		beam = "unbounded"
+	}
+	add("beam", beam)
+	add("actions", w.Actions.String())
+	add("max-candidates", strconv.Itoa(w.MaxCandidates))
+	add("rounds", strconv.Itoa(w.Rounds))
+	add("horizon", strconv.Itoa(w.Horizon))
+	add("initial-only", strconv.FormatBool(slices.Equal(s.Starts, []string{actions.WorkloadOrder.Name()})))
+	rp := "off"
+	if n := s.RepackBudget(); n > 0 {
+		rp = fmt.Sprintf("%d packings per level", n)
+	}
+	add("repack", rp)
+	tl := "none"
+	if s.TimeLimit > 0 {
+		tl = s.TimeLimit.String()
+	}
+	add("time-limit", tl)
+	jobs := "all cores"
+	if w.Workers > 0 {
+		jobs = strconv.Itoa(w.Workers)
+	}
+	add("jobs", jobs)
+	if r != nil {
+		add("cost-model", r.Model.Name())
+	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
@@ -212,16 +213,16 @@ func TestReportInBrowser(t *testing.T) {
 	ini := state.NewLayout(p.Blocks())
 	_, err = actions.NewInitializer(p).Run(ini, 0)
 	require.NoError(t, err)
-	o := searchOptions{CostModel: costmodel.Default, Segments: "auto", Beam: search.DefaultBeam, Actions: "move,swap,reuse,evict",
+	o := searchOptions{Segments: "auto", Beam: search.DefaultBeam, Actions: "move,swap,reuse,evict",
 		MaxCandidates: search.DefaultMaxCandidates, Rounds: search.DefaultRounds, Horizon: search.DefaultHorizon}
 	s, err := o.settings()
 	require.NoError(t, err)
 	start := time.Now()
-	res, err := search.RunProblem(ctx, p, s)
+	res, err := hieropt.Plan(ctx, p.Prog, p.HW, s)
 	require.NoError(t, err)
 	require.False(t, ini.Equal(res.Layout), "the search moves blocks")
 	file := filepath.Join(t.TempDir(), "report.html")
-	require.NoError(t, a.writeReport(file, p, ini, res.Layout, s.CostModel, describe(s), reportSearchSettings(s, res, time.Since(start))))
+	require.NoError(t, a.writeReport(file, p, ini, res.Layout, res.Model, res.Plan.Planner, reportSearchSettings(s, res, time.Since(start))))
 	info, err := os.Stat(file)
 	require.NoError(t, err)
 	t.Logf("resnet50-int8 on ethos-u55: report %d bytes (%.0f KiB)", info.Size(), float64(info.Size())/1024)

@@ -7,13 +7,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/render"
-	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 )
 
@@ -27,8 +27,8 @@ type summary struct {
 	planner string
 	elapsed time.Duration
 	// search and settings are set when the search ran.
-	search   *search.Result
-	settings *search.Settings
+	search   *hieropt.Result
+	settings *hieropt.Settings
 	// fallback is set when cost.initial is the fallback plan's (the
 	// initializer could not place a block).
 	fallback *actions.Fallback
@@ -97,40 +97,32 @@ func (s *summary) write(w io.Writer) {
 	}
 	_ = tw.Flush() // its writer keeps the error: a checked stream (streams.go) or a buffer
 	if r := s.search; r != nil {
-		st := r.Stats
-		if st.Start != actions.WorkloadOrder {
-			fmt.Fprintf(w, "start      the initializer in %s order: %s %s (%s)\n", st.Start, fmtCost(st.StartCost), unit, fmtReduction(r.InitialCost, st.StartCost))
+		st, in := r.Search.Stats, r.Initial
+		if in.Start != actions.WorkloadOrder.Name() {
+			fmt.Fprintf(w, "start      the initializer in %s order: %s %s (%s)\n", in.Start, fmtCost(in.StartCost), unit, fmtReduction(in.Cost, in.StartCost))
 		}
 		fmt.Fprintf(w, "search     %s after %d of %d timesteps; %s committed\n", r.Status, st.Timesteps, p.Prog.Timesteps(), plural(st.Commits, "segment"))
 		fmt.Fprintf(w, "actions    tried/candidates/committed:")
 		for k := actions.Kind(0); k < actions.NumKinds; k++ {
-			if s.settings.Actions[k] {
+			if s.settings.Search.Actions[k] {
 				fmt.Fprintf(w, " %s %d/%d/%d", k, st.Tried[k], st.Succeeded[k], st.Committed[k])
 			}
 		}
 		fmt.Fprintf(w, "; %s, %s re-planned\n", plural(st.Replans, "re-plan"), plural(st.ReplanSteps, "timestep"))
-		rp := st.Repack
 		if s.settings.RepackBudget() > 0 {
+			rp := repackStats(r)
 			fmt.Fprintf(w, "repack     %s promoted into faster levels (%d into free space; %s, %s screened out by max-live): %s %s less\n",
-				plural(rp.Promoted, "block"), rp.Inserted, plural(rp.Packings, "packing"), plural(rp.Screened, "candidate"), fmtCost(st.RepackGain), unit)
+				plural(rp.Promoted, "block"), rp.Inserted, plural(rp.Packings, "packing"), plural(rp.Screened, "candidate"), fmtCost(repackGain(r)), unit)
 		}
-		if s.timing == nil {
-			fmt.Fprintf(w, "time       %s (initializer %s, search %s", s.elapsed.Round(time.Microsecond),
-				st.InitTime.Round(time.Microsecond), st.SearchTime.Round(time.Microsecond))
-			if s.settings.RepackBudget() > 0 {
-				fmt.Fprintf(w, ", repack %s", rp.Time.Round(time.Microsecond))
-			}
-			fmt.Fprintln(w, ")")
-		}
-	} else if s.timing == nil {
-		fmt.Fprintf(w, "time       %s\n", s.elapsed.Round(time.Microsecond))
 	}
 	if t := s.timing; t != nil {
 		now := time.Now()
-		fmt.Fprintf(w, "time       %s\n", t.line(s.search, now))
-		if l := t.limitLine(s.search, p, s.boundSkipped(), now); l != "" {
+		fmt.Fprintf(w, "time       %s\n", t.line(now))
+		if l := t.limitLine(p, s.boundSkipped(), now); l != "" {
 			fmt.Fprintf(w, "limit      %s\n", l)
 		}
+	} else {
+		fmt.Fprintf(w, "time       %s\n", s.elapsed.Round(time.Microsecond))
 	}
 	where := "not written (use -o FILE, or -o - for stdout)"
 	if s.output == "-" {
@@ -287,27 +279,28 @@ func (s *summary) writeJSON(w io.Writer) error {
 			t.Traffic(), t.Time, pct(t.Time, rep.Total) / 100})
 	}
 	if r := s.search; r != nil {
-		sj := &searchJSON{Status: r.Status.String(), Timesteps: r.Stats.Timesteps, Commits: r.Stats.Commits,
-			Start: r.Stats.Start.String(), StartCost: r.Stats.StartCost, Actions: map[string]action{},
-			Replans: r.Stats.Replans, ReplanSteps: r.Stats.ReplanSteps,
-			InitSeconds: r.Stats.InitTime.Seconds(), Seconds: r.Stats.SearchTime.Seconds()}
+		st := r.Search.Stats
+		sj := &searchJSON{Status: r.Status.String(), Timesteps: st.Timesteps, Commits: st.Commits,
+			Start: r.Initial.Start, StartCost: r.Initial.StartCost, Actions: map[string]action{},
+			Replans: st.Replans, ReplanSteps: st.ReplanSteps,
+			InitSeconds: r.Times.Initial.Seconds(), Seconds: r.Times.Search.Seconds()}
 		for k := actions.Kind(0); k < actions.NumKinds; k++ {
-			if s.settings.Actions[k] {
-				sj.Actions[k.String()] = action{r.Stats.Tried[k], r.Stats.Succeeded[k], r.Stats.Committed[k]}
+			if s.settings.Search.Actions[k] {
+				sj.Actions[k.String()] = action{st.Tried[k], st.Succeeded[k], st.Committed[k]}
 			}
 		}
 		if s.settings.RepackBudget() > 0 {
-			rp := r.Stats.Repack
+			rp := repackStats(r)
 			sj.Repack = &repackJSON{Candidates: rp.Candidates, Screened: rp.Screened, Packings: rp.Packings, Promoted: rp.Promoted,
-				Inserted: rp.Inserted, Merged: rp.Merged, Unpacked: rp.Unpacked, Visits: rp.Visits, Cut: rp.Cut, Nodes: rp.Nodes, Gain: r.Stats.RepackGain, Seconds: rp.Time.Seconds()}
+				Inserted: rp.Inserted, Merged: rp.Merged, Unpacked: rp.Unpacked, Visits: rp.Visits, Cut: rp.Cut, Nodes: rp.Nodes, Gain: repackGain(r), Seconds: rp.Time.Seconds()}
 		}
 		out.Search = sj
 	}
 	if t := s.timing; t != nil {
 		now := time.Now()
-		tj := t.json(s.search, now)
+		tj := t.json(now)
 		out.Times, out.Seconds = &tj, tj.Total
-		out.Limit = t.limitJSON(s.search, s.boundSkipped())
+		out.Limit = t.limitJSON(s.boundSkipped())
 	}
 	data, err := marshalJSON(out)
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -18,12 +17,9 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/hieropt/hieropt/actions"
-	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/hw"
-	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/profiles"
-	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/sweep"
 	"github.com/hieropt/hieropt/workload"
 	"github.com/hieropt/hieropt/workloads"
@@ -224,7 +220,7 @@ func applySetting(o *searchOptions, key, value string) error {
 
 // pointOptions returns the search options of one point: the flags' with
 // the point's values.
-func pointOptions(base searchOptions, params []sweep.Param, values []string) (searchOptions, *search.Settings, error) {
+func pointOptions(base searchOptions, params []sweep.Param, values []string) (searchOptions, *hieropt.Settings, error) {
 	o := base
 	for i, p := range params {
 		if err := applySetting(&o, p.Key, values[i]); err != nil {
@@ -407,51 +403,34 @@ func (a *app) sweep(o *sweepOptions) error {
 
 // sweepRun plans one point and fills in row.
 func (a *app) sweepRun(ctx context.Context, grid *sweep.Grid, pt sweep.Point, w sweepWorkload, base *sweepOptions, params []sweep.Param, row *sweep.Row) error {
-	o, s, err := pointOptions(base.searchOptions, params, pt.Values)
+	_, s, err := pointOptions(base.searchOptions, params, pt.Values)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
 	defer func() { row.Seconds = math.Round(time.Since(start).Seconds()*1e6) / 1e6 }()
 	prof := grid.Variants[pt.Variant].Profile
-	p, err := bindProblem(w.prog, prof, w.doc)
-	if err == nil {
-		err = p.CheckCapacity()
-	}
-	if err != nil {
-		row.Status = shortReason(err)
-		return nil
-	}
-	res, _, err := a.plan(ctx, p, &optimizeOptions{Quiet: true, searchOptions: o}, s)
+	s.Document = w.doc
+	res, err := hieropt.Plan(ctx, w.prog, prof, s)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	if err != nil {
-		var ie *actions.InfeasibleError
-		if errors.As(err, &ie) {
-			row.Status = "no plan: " + shortReason(err)
-			return nil
+		why, ok := noPlan(err)
+		if !ok {
+			return planError(err)
 		}
-		return err
+		row.Status = why
+		return nil
 	}
-	if res.Status == search.Cancelled {
+	if res.Status == hieropt.Cancelled {
 		return context.Canceled
 	}
-	pl := res.Layout.Plan(p)
-	if s.CostModel.Name() != costmodel.Default {
-		pl.CostModel = s.CostModel.Name()
-	}
-	pl.Cost = plan.Cost{Initial: res.InitialCost, Final: res.Cost}
-	check, err := checkPlan(p, pl, "sweep")
-	if err != nil {
-		return internalErrorf("sweep run %d (%s on %s): %v", pt.Run, row.Workload, row.Profile, err)
-	}
-	if !check.Valid() {
-		return internalErrorf("sweep run %d (%s on %s): the plan breaks %s", pt.Run, row.Workload, row.Profile, check.Violations[0])
-	}
 	row.Status = sweep.StatusValid
-	row.Initial, row.Final = res.InitialCost, res.Cost
-	row.Commits, row.Replans, row.ReplanSteps = res.Stats.Commits, res.Stats.Replans, res.Stats.ReplanSteps
+	row.Initial, row.Final = res.Plan.Cost.Initial, res.Plan.Cost.Final
+	if r := res.Search; r != nil {
+		row.Commits, row.Replans, row.ReplanSteps = r.Stats.Commits, r.Stats.Replans, r.Stats.ReplanSteps
+	}
 	return nil
 }
 

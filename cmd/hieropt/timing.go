@@ -5,23 +5,26 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hieropt/hieropt/search"
+	"github.com/hieropt/hieropt"
+	"github.com/hieropt/hieropt/repack"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
 )
 
 // timing is where optimize's time went, and what its time limit did. The
-// marks are taken back to back, so the parts add up to the total.
+// marks are taken back to back, and the planner's steps (hieropt.Plan's
+// Times) fill the time between loaded and planned, so the parts add up
+// to the total.
 type timing struct {
 	start time.Time // when the command began
-	// The ends of loading (reading and binding), planning (the
-	// initializer, the search, repacking), validating (building and
-	// checking the plan) and writing it.
-	loaded, planned, validated, written time.Time
+	// The ends of loading (reading the documents), planning (hieropt.Plan:
+	// binding, the planner, the plan's check) and writing the plan.
+	loaded, planned, written time.Time
+	plan                     *hieropt.Result // what Plan returned
 
 	limit    time.Duration // --time-limit; 0: none
 	deadline time.Time     // start + limit; zero without a limit
-	planner  time.Duration // the part of the limit the planner was given
-	reserve  time.Duration // the part kept for validating, writing and the summary
+	reserve  time.Duration // the part kept for writing and the summary
 	searched bool          // the planner was the search (it honours the limit)
 }
 
@@ -34,34 +37,33 @@ func newTiming(start time.Time, limit time.Duration) *timing {
 	return t
 }
 
-// Estimated costs of what follows the planner, per block and per timestep
-// of the program, measured on the 2-core VM the README's numbers come from
-// (gen 5,000 and 20,000 ops on h100-sm: validating 2-3 µs a block, writing
-// 1.5 µs, the summary's statistics 1 µs; the cost bound's linear programs
-// 15-30 µs a timestep) and then doubled or more, as the machine may be
-// busier when it counts; plus a floor for the fixed costs (opening and
-// syncing the file).
+// Estimated costs of what follows hieropt.Plan (which keeps its own
+// reserve for the plan's check), per block and per timestep of the
+// program, measured on the 2-core VM the README's numbers come from (gen
+// 5,000 and 20,000 ops on h100-sm: writing 1.5 µs a block, the summary's
+// statistics 1 µs; the cost bound's linear programs 15-30 µs a timestep)
+// and then doubled or more, as the machine may be busier when it counts;
+// plus a floor for the fixed costs (opening and syncing the file).
 const (
-	finishFloor    = 30 * time.Millisecond
-	finishPerBlock = 12 * time.Microsecond
+	finishFloor    = 20 * time.Millisecond
+	finishPerBlock = 6 * time.Microsecond
 	boundPerStep   = 60 * time.Microsecond
 )
 
 // finishReserve is the time optimize keeps, out of its limit, for what
-// must follow the planner: building and validating the plan, writing it,
-// and the summary's statistics (the cost bound aside: see boundFits).
-func finishReserve(p *state.Problem) time.Duration {
-	return finishFloor + time.Duration(p.Blocks())*finishPerBlock
+// must follow the planner: writing the plan and the summary's statistics
+// (the cost bound aside: see boundFits).
+func finishReserve(prog *workload.Program) time.Duration {
+	return finishFloor + time.Duration(len(prog.Blocks))*finishPerBlock
 }
 
-// planBudget returns the time limit of the planner (search.Settings.
-// TimeLimit) once the problem is loaded: what is left of the command's
-// limit, less the reserve, and at least 1 ns (the initializer runs in any
-// case; a zero would mean no limit).
-func (t *timing) planBudget(p *state.Problem) time.Duration {
-	t.reserve = finishReserve(p)
-	t.planner = max(t.deadline.Sub(t.loaded)-t.reserve, time.Nanosecond)
-	return t.planner
+// planBudget returns the time limit of hieropt.Plan once the documents
+// are loaded: what is left of the command's limit, less the reserve, and
+// at least 1 ns (the initializer runs in any case; a zero would mean no
+// limit).
+func (t *timing) planBudget(prog *workload.Program) time.Duration {
+	t.reserve = finishReserve(prog)
+	return max(t.deadline.Sub(t.loaded)-t.reserve, time.Nanosecond)
 }
 
 // boundFits reports whether the summary has time for the cost bound (a
@@ -77,25 +79,29 @@ type timePart struct {
 	d    time.Duration
 }
 
-func (t *timing) parts(r *search.Result, now time.Time) []timePart {
-	plan := t.planned.Sub(t.loaded)
-	out := []timePart{{"load", t.loaded.Sub(t.start)}}
-	if t.searched && r != nil {
-		st := r.Stats
-		out = append(out, timePart{"initializer", st.InitTime}, timePart{"search", st.SearchTime},
-			timePart{"repack", plan - st.InitTime - st.SearchTime})
-	} else {
-		out = append(out, timePart{"planner", plan})
+func (t *timing) parts(now time.Time) []timePart {
+	var pt hieropt.Times
+	if t.plan != nil {
+		pt = t.plan.Times
 	}
-	return append(out, timePart{"validate", t.validated.Sub(t.planned)}, timePart{"write", t.written.Sub(t.validated)},
+	// Loading is reading the documents and binding them; validating is
+	// Plan's check, and whatever else of the call its steps leave.
+	out := []timePart{{"load", t.loaded.Sub(t.start) + pt.Bind}}
+	if t.searched {
+		out = append(out, timePart{"initializer", pt.Initial}, timePart{"search", pt.Search}, timePart{"repack", pt.Repack})
+	} else {
+		out = append(out, timePart{"planner", pt.Initial + pt.Search + pt.Repack})
+	}
+	validate := t.planned.Sub(t.loaded) - pt.Bind - pt.Initial - pt.Search - pt.Repack
+	return append(out, timePart{"validate", validate}, timePart{"write", t.written.Sub(t.planned)},
 		timePart{"summary", now.Sub(t.written)})
 }
 
 // line is the summary's time line: the total, then each part.
-func (t *timing) line(r *search.Result, now time.Time) string {
+func (t *timing) line(now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (", now.Sub(t.start).Round(time.Microsecond))
-	for i, pt := range t.parts(r, now) {
+	for i, pt := range t.parts(now) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
@@ -109,7 +115,7 @@ func (t *timing) line(r *search.Result, now time.Time) string {
 // where it ran out, and by how much the command went over it at now (what
 // cannot be cut: loading, the initializer, validating and writing, took
 // longer than the limit, or than estimated). "" without a limit.
-func (t *timing) limitLine(r *search.Result, p *state.Problem, boundSkipped bool, now time.Time) string {
+func (t *timing) limitLine(p *state.Problem, boundSkipped bool, now time.Time) string {
 	if t.limit <= 0 {
 		return ""
 	}
@@ -118,7 +124,8 @@ func (t *timing) limitLine(r *search.Result, p *state.Problem, boundSkipped bool
 		over = fmt.Sprintf("; the command went %s over it", d.Round(time.Millisecond))
 	}
 	s := fmt.Sprintf("%s: ", t.limit)
-	if !t.searched {
+	r := t.plan
+	if !t.searched || r == nil {
 		// The initializer and the single-arena planners are not cut.
 		if over != "" {
 			return s + "exceeded: this planner runs to its end" + over
@@ -126,25 +133,41 @@ func (t *timing) limitLine(r *search.Result, p *state.Problem, boundSkipped bool
 		return s + "not reached"
 	}
 	s += fmt.Sprintf("the planner had %s of it (after loading %s; %s kept for the plan's check, writing and the summary)",
-		t.planner.Round(time.Millisecond), t.loaded.Sub(t.start).Round(time.Millisecond), t.reserve.Round(time.Millisecond))
-	st := r.Stats
-	switch st.Cut {
-	case search.PhaseNone:
+		r.Budget.Round(time.Millisecond), (t.loaded.Sub(t.start) + r.Times.Bind).Round(time.Millisecond), (t.reserve + r.Reserve).Round(time.Millisecond))
+	switch r.Cut {
+	case hieropt.PhaseNone:
 		s += "; not reached"
-	case search.PhaseInit:
+	case hieropt.PhaseInitial:
 		s += "; it ran out before the search began: the start plan, no search"
-	case search.PhaseSearch:
-		s += fmt.Sprintf("; it ran out in the search at timestep %d of %d", st.CutTimestep, p.Prog.Timesteps())
-	case search.PhaseRepack:
-		s += fmt.Sprintf("; it ran out in repacking, after %s", plural(st.Repack.Packings, "packing"))
+	case hieropt.PhaseSearch:
+		s += fmt.Sprintf("; it ran out in the search at timestep %d of %d", r.CutTimestep, p.Prog.Timesteps())
+	case hieropt.PhaseRepack:
+		s += fmt.Sprintf("; it ran out in repacking, after %s", plural(repackStats(r).Packings, "packing"))
 	}
-	if st.RepackSkipped {
+	if r.RepackSkipped {
 		s += "; repacking skipped"
 	}
 	if boundSkipped {
 		s += "; no time left for the cost bound"
 	}
 	return s + over
+}
+
+// repackStats is what repacking did (zero when it did not run).
+func repackStats(r *hieropt.Result) repack.Stats {
+	if r.Repack == nil {
+		return repack.Stats{}
+	}
+	return r.Repack.Stats
+}
+
+// repackGain is how much repacking lowered the cost (0 when it did not
+// run).
+func repackGain(r *hieropt.Result) float64 {
+	if r.Repack == nil {
+		return 0
+	}
+	return r.Repack.InputCost - r.Repack.Cost
 }
 
 // timesJSON is the time line in the JSON summary, in seconds.
@@ -154,9 +177,9 @@ type timesJSON struct {
 	Order []string           `json:"order"`
 }
 
-func (t *timing) json(r *search.Result, now time.Time) timesJSON {
+func (t *timing) json(now time.Time) timesJSON {
 	out := timesJSON{Total: now.Sub(t.start).Seconds(), Parts: map[string]float64{}}
-	for _, pt := range t.parts(r, now) {
+	for _, pt := range t.parts(now) {
 		out.Parts[pt.name] = pt.d.Seconds()
 		out.Order = append(out.Order, pt.name)
 	}
@@ -174,17 +197,16 @@ type limitJSON struct {
 	BoundSkipped   bool    `json:"bound_skipped"`
 }
 
-func (t *timing) limitJSON(r *search.Result, boundSkipped bool) *limitJSON {
+func (t *timing) limitJSON(boundSkipped bool) *limitJSON {
 	if t.limit <= 0 {
 		return nil
 	}
-	out := &limitJSON{Seconds: t.limit.Seconds(), Cut: search.PhaseNone.String(), BoundSkipped: boundSkipped}
-	if t.searched && r != nil {
-		st := r.Stats
-		out.PlannerSeconds, out.ReserveSeconds = t.planner.Seconds(), t.reserve.Seconds()
-		out.Cut, out.RepackSkipped = st.Cut.String(), st.RepackSkipped
-		if st.Cut == search.PhaseSearch {
-			out.CutTimestep = &st.CutTimestep
+	out := &limitJSON{Seconds: t.limit.Seconds(), Cut: hieropt.PhaseNone.String(), BoundSkipped: boundSkipped}
+	if r := t.plan; t.searched && r != nil {
+		out.PlannerSeconds, out.ReserveSeconds = r.Budget.Seconds(), (t.reserve + r.Reserve).Seconds()
+		out.Cut, out.RepackSkipped = r.Cut.String(), r.RepackSkipped
+		if r.Cut == hieropt.PhaseSearch {
+			out.CutTimestep = &r.CutTimestep
 		}
 	}
 	return out

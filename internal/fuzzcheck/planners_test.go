@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/arena"
 	"github.com/hieropt/hieropt/costmodel"
@@ -133,25 +134,29 @@ func (c *checker) infeasible(what string, err error) {
 	require.NotContains(c.t, err.Error(), "\n")
 }
 
-// runSearch runs the search on a bound problem.
-func runSearch(p *state.Problem, s *search.Settings) (*search.Result, error) {
-	return search.RunProblem(context.Background(), p, s)
+// runSearch plans a bound problem with hieropt.Plan (the search, unless
+// s names another planner).
+func runSearch(p *state.Problem, s *hieropt.Settings) (*hieropt.Result, error) {
+	return hieropt.Plan(context.Background(), p.Prog, p.HW, s)
 }
 
 // namedSettings is a search configuration to check.
 type namedSettings struct {
 	name string
-	s    search.Settings
+	s    hieropt.Settings
 }
+
+// initialOnly starts the search from the initializer's plan alone.
+var initialOnly = []string{actions.WorkloadOrder.Name()}
 
 // searchSettings are the settings the fuzzer searches every problem with.
 func searchSettings() []namedSettings {
 	return []namedSettings{
-		{"defaults", search.Settings{Workers: 1, Check: true}},
-		{"seed", search.Settings{Workers: 1, Check: true, Segments: segments.Fixed(1), Beam: 1, Actions: actions.Seed, InitialOnly: true}},
-		{"beam1", search.Settings{Workers: 1, Check: true, Beam: 1, Actions: actions.Seed, InitialOnly: true}},
-		{"wide", search.Settings{Workers: 2, Check: true, Segments: segments.Fixed(2), Beam: -1, MaxCandidates: -1, Rounds: 2, Horizon: -1}},
-		{"vela", search.Settings{Workers: 1, Check: true, CostModel: costmodel.VelaDMA{}, NoReuse: true}},
+		{"defaults", hieropt.Settings{Search: search.Settings{Workers: 1, Check: true}}},
+		{"seed", hieropt.Settings{Search: search.Settings{Workers: 1, Check: true, Segments: segments.Fixed(1), Beam: 1, Actions: actions.Seed}, Starts: initialOnly}},
+		{"beam1", hieropt.Settings{Search: search.Settings{Workers: 1, Check: true, Beam: 1, Actions: actions.Seed}, Starts: initialOnly}},
+		{"wide", hieropt.Settings{Search: search.Settings{Workers: 2, Check: true, Segments: segments.Fixed(2), Beam: -1, MaxCandidates: -1, Rounds: 2, Horizon: -1}}},
+		{"vela", hieropt.Settings{Search: search.Settings{Workers: 1, Check: true}, CostModel: "vela-dma"}},
 	}
 }
 
@@ -238,16 +243,13 @@ func checkPlanners(t testing.TB, prog *workload.Program, prof *hw.Profile, setti
 	for _, ss := range settings {
 		s := ss.s
 		res, err := runSearch(p, &s)
-		// The search fails exactly when the initializer it starts from
-		// (workload order, the same reuse setting) does and the fallback
-		// plan does not exist either.
-		model := s.CostModel
-		if model == nil {
-			model = seed
-		}
-		start := c.initial[b2i(s.NoReuse)]
+		// The search fails exactly when the initializer (workload order)
+		// does and the fallback plan does not exist either.
+		model, merr := s.Model(p.HW)
+		require.NoError(t, merr)
+		start := c.initial[0]
 		if start == nil {
-			start = c.fallback(model, s.NoReuse)
+			start = c.fallback(model, false)
 		}
 		if err != nil {
 			c.infeasible("search "+ss.name, err)
@@ -255,12 +257,25 @@ func checkPlanners(t testing.TB, prog *workload.Program, prof *hw.Profile, setti
 			continue
 		}
 		require.NotNil(t, start, "search %s finds a plan where neither the initializer nor the fallback does\n%s", ss.name, desc)
-		require.Equal(t, c.initial[b2i(s.NoReuse)] == nil, res.Stats.Fallback != nil, "search %s: Stats.Fallback\n%s", ss.name, desc)
+		require.Equal(t, c.initial[0] == nil, res.Initial.Fallback != nil, "search %s: Initial.Fallback\n%s", ss.name, desc)
 		_, cost := c.requireValid("search "+ss.name, res.Layout, model)
-		require.True(t, relEqual(res.Cost, cost), "search %s: Result.Cost %v, costmodel.Total %v\n%s", ss.name, res.Cost, cost, desc)
-		require.LessOrEqual(t, res.Cost, res.InitialCost*(1+1e-9), "search %s is worse than the initializer\n%s", ss.name, desc)
-		want := c.initialCost(model, s.NoReuse)
-		require.True(t, relEqual(res.InitialCost, want), "search %s: InitialCost %v, the initializer's plan %v\n%s", ss.name, res.InitialCost, want, desc)
+		final, initial := res.Plan.Cost.Final, res.Plan.Cost.Initial
+		require.True(t, relEqual(final, cost), "search %s: cost.final %v, costmodel.Total %v\n%s", ss.name, final, cost, desc)
+		require.LessOrEqual(t, final, initial*(1+1e-9), "search %s is worse than the initializer\n%s", ss.name, desc)
+		want := c.initialCost(model, false)
+		require.True(t, relEqual(initial, want), "search %s: cost.initial %v, the initializer's plan %v\n%s", ss.name, initial, want, desc)
+	}
+
+	// The walk alone, re-planning without reuse, from the initializer's
+	// plan without reuse (an experiment Plan does not run).
+	if lay := c.initial[1]; lay != nil {
+		in := actions.NewInitializer(p)
+		in.NoReuse = true
+		r, err := search.Walk(context.Background(), p, search.Start{Layout: lay, Initializer: in}, &search.Settings{Workers: 1, Check: true})
+		require.NoError(t, err)
+		_, cost := c.requireValid("walk without reuse", r.Layout, seed)
+		require.True(t, relEqual(r.Cost, cost), "walk without reuse: Result.Cost %v, costmodel.Total %v\n%s", r.Cost, cost, desc)
+		require.LessOrEqual(t, r.Cost, r.StartCost*(1+1e-9), "walk without reuse is worse than its start\n%s", desc)
 	}
 }
 

@@ -9,10 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
-	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/verify"
@@ -46,8 +46,8 @@ func TestPropertiesOnRandomPrograms(t *testing.T) {
 		// Every planner's plans are valid (the search checked after every
 		// commit, as with --check).
 		checkPlanners(t, prog, prof, []namedSettings{
-			{"defaults", search.Settings{Workers: 1, Check: true}},
-			{"seed", search.Settings{Workers: 1, Check: true, Beam: 1, Actions: actions.Seed, InitialOnly: true}},
+			{"defaults", hieropt.Settings{Search: search.Settings{Workers: 1, Check: true}}},
+			{"seed", hieropt.Settings{Search: search.Settings{Workers: 1, Check: true, Beam: 1, Actions: actions.Seed}, Starts: initialOnly}},
 		})
 		if t.Failed() {
 			t.Fatalf("program %d (rand.NewPCG(2026, %d))", i, i)
@@ -59,19 +59,18 @@ func TestPropertiesOnRandomPrograms(t *testing.T) {
 		}
 		desc := describe(prog, prof)
 		planned := false
-		for _, base := range []search.Settings{{}, {Beam: 1, Actions: actions.Seed, InitialOnly: true}} {
+		for _, base := range []hieropt.Settings{{}, {Search: search.Settings{Beam: 1, Actions: actions.Seed}, Starts: initialOnly}} {
 			var first []byte
 			for _, workers := range []int{1, 2, 4, 1} {
 				s := base
-				s.Workers = workers
-				s.Check = true // a broken invariant panics, rather than giving a plan
+				s.Search.Workers = workers
+				s.Search.Check = true // a broken invariant panics, rather than giving a plan
 				res, err := runSearch(p, &s)
 				if err != nil {
 					break // no plan: checkPlanners checked that it has none
 				}
 				planned = true
-				pl := res.Layout.Plan(p)
-				pl.Cost = plan.Cost{Initial: res.InitialCost, Final: res.Cost}
+				pl := res.Plan
 				var buf bytes.Buffer
 				require.NoError(t, pl.Write(&buf))
 				if first != nil {
@@ -79,18 +78,19 @@ func TestPropertiesOnRandomPrograms(t *testing.T) {
 					continue
 				}
 				first = buf.Bytes()
+				final, initial := pl.Cost.Final, pl.Cost.Initial
 				total := costmodel.Total(costmodel.Seed003{}, p, res.Layout)
-				require.True(t, relEqual(res.Cost, total), "Result.Cost %v, costmodel.Total %v\n%s", res.Cost, total, desc)
+				require.True(t, relEqual(final, total), "cost.final %v, costmodel.Total %v\n%s", final, total, desc)
 				v, err := verify.Check(p.Prog, p.HW, pl, &verify.Options{Initial: actions.VerifyInitial(context.Background(), p, costmodel.Seed003{})})
 				require.NoError(t, err)
 				require.True(t, v.Valid(), "%v\n%s", v.Violations, desc)
-				require.True(t, relEqual(res.Cost, v.Cost), "Result.Cost %v, verify.Check %v\n%s", res.Cost, v.Cost, desc)
-				require.True(t, relEqual(res.InitialCost, v.InitialCost), "Result.InitialCost %v, verify.Check %v\n%s", res.InitialCost, v.InitialCost, desc)
-				require.LessOrEqual(t, res.Cost, res.InitialCost*(1+1e-9), "worse than the initializer\n%s", desc)
-				if res.Cost < res.InitialCost*(1-1e-9) {
+				require.True(t, relEqual(final, v.Cost), "cost.final %v, verify.Check %v\n%s", final, v.Cost, desc)
+				require.True(t, relEqual(initial, v.InitialCost), "cost.initial %v, verify.Check %v\n%s", initial, v.InitialCost, desc)
+				require.LessOrEqual(t, final, initial*(1+1e-9), "worse than the initializer\n%s", desc)
+				if final < initial*(1-1e-9) {
 					stats["search improves"]++
 				}
-				if res.Stats.Fallback != nil {
+				if res.Initial.Fallback != nil {
 					stats["from the fallback plan"]++
 				}
 			}

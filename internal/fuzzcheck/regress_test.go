@@ -36,7 +36,7 @@ func TestRegressions(t *testing.T) {
 			// place, both pinned to the only level, which holds one of
 			// them: a plan exists (the initializer finds it; unpinned,
 			// optimize plans it), but CheckCapacity sums the pinned
-			// footprints without reuse (now fixed), and search.Run and optimize said
+			// footprints without reuse (now fixed), and the library and optimize said
 			// "cannot fit" (exit 1).
 			name: "pinned-reuse-capacity",
 			prog: testprog.New("p", 2).

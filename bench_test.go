@@ -1,4 +1,4 @@
-package search_test
+package hieropt_test
 
 import (
 	"context"
@@ -6,64 +6,67 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/gen"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/profiles"
-	"github.com/hieropt/hieropt/search"
-	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
 
-func benchProblem(b *testing.B, prog *workload.Program, hwName string) *state.Problem {
+// benchPair is a program and a built-in profile to plan.
+type benchPair struct {
+	prog *workload.Program
+	prof *hw.Profile
+}
+
+func pair(b *testing.B, prog *workload.Program, hwName string) benchPair {
 	b.Helper()
 	prof, err := profiles.Get(hwName)
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := state.Bind(prog, prof, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	return p
+	return benchPair{prog, prof}
 }
 
 func shipped(b *testing.B, name string) *workload.Program {
 	b.Helper()
-	prog, err := workload.ReadFile(filepath.Join("..", "workloads", name+".json"))
+	prog, err := workload.ReadFile(filepath.Join("workloads", name+".json"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	return prog
 }
 
-func runSearch(b *testing.B, p *state.Problem, s *search.Settings) {
+func runPlan(b *testing.B, pp benchPair, s *hieropt.Settings) {
 	b.Helper()
 	for i := 0; i < b.N; i++ {
-		if _, err := search.RunProblem(context.Background(), p, s); err != nil {
+		if _, err := hieropt.Plan(context.Background(), pp.prog, pp.prof, s); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// BenchmarkTargets are the speed targets of the search with default
-// settings: resnet50-int8 on Ethos-U55 under 1 s, gpt2-small-like-int8
-// under 2 s, a generated 1,000-op program under 20 s.
+// BenchmarkTargets are the speed targets of Plan with default settings
+// (binding, the search, repacking and the plan's check): resnet50-int8 on
+// Ethos-U55 under 1 s, gpt2-small-like-int8 under 2 s, a generated
+// 1,000-op program under 20 s.
 func BenchmarkTargets(b *testing.B) {
 	b.Run("resnet50-int8/ethos-u55", func(b *testing.B) {
-		runSearch(b, benchProblem(b, shipped(b, "resnet50-int8"), "ethos-u55"), nil)
+		runPlan(b, pair(b, shipped(b, "resnet50-int8"), "ethos-u55"), nil)
 	})
 	b.Run("gpt2-small-like-int8/ethos-u55", func(b *testing.B) {
-		runSearch(b, benchProblem(b, shipped(b, "gpt2-small-like-int8"), "ethos-u55"), nil)
+		runPlan(b, pair(b, shipped(b, "gpt2-small-like-int8"), "ethos-u55"), nil)
 	})
 	b.Run("gen-mixed-1000/h100-sm", func(b *testing.B) {
 		prog, err := gen.Generate(gen.Options{Ops: 1000, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
-		runSearch(b, benchProblem(b, prog, "h100-sm"), nil)
+		runPlan(b, pair(b, prog, "h100-sm"), nil)
 	})
 }
 
-// BenchmarkScaling times the search on generated programs (mixed CNN and
+// BenchmarkScaling times Plan on generated programs (mixed CNN and
 // transformer stages, weights as constants) of growing length on h100-sm,
 // the only built-in profile whose HBM holds the weights of 100,000 ops.
 // Time should grow no faster than about T^1.2.
@@ -77,12 +80,12 @@ func BenchmarkScaling(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			runSearch(b, benchProblem(b, prog, "h100-sm"), nil)
+			runPlan(b, pair(b, prog, "h100-sm"), nil)
 		})
 	}
 }
 
-// BenchmarkCores times the search with default settings on a generated
+// BenchmarkCores times Plan with default settings on a generated
 // 4,000-op program: run it with -cpu 1,2 (one core, then two; the workers
 // follow GOMAXPROCS) to compare. Two cores should be at least 1.7 times
 // as fast. This measures the library with the process's GC settings
@@ -93,5 +96,5 @@ func BenchmarkCores(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	runSearch(b, benchProblem(b, prog, "h100-sm"), nil)
+	runPlan(b, pair(b, prog, "h100-sm"), nil)
 }

@@ -1,0 +1,300 @@
+package hieropt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/arena"
+	"github.com/hieropt/hieropt/baseline"
+	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/internal/registry"
+	"github.com/hieropt/hieropt/repack"
+	"github.com/hieropt/hieropt/search"
+	"github.com/hieropt/hieropt/state"
+)
+
+// Planner is a planner Plan can run, registered by name: "search",
+// "initializer", "none", and one per single-arena planner of package arena
+// ("pack", "seed000", "seed001", "seed004"). Settings.Planner names it.
+type Planner interface {
+	Name() string
+	Doc() string
+	// plan makes r's layout and its cost, sets cost.initial and what
+	// the planner did in r.res, and returns the planner's description
+	// for the plan document. Steps that may be cut run under lim, steps
+	// that must finish under whole (see run.plan).
+	plan(r *run, lim, whole context.Context) (string, error)
+}
+
+// planners is the registry of planners.
+var planners = registry.New[Planner]("hieropt: planner")
+
+func init() {
+	planners.MustRegister(searchPlanner{}, initializerPlanner{}, nonePlanner{})
+	for _, name := range arena.Names() {
+		a, _ := arena.Lookup(name)
+		planners.MustRegister(arenaPlanner{a})
+	}
+}
+
+// PlannerNames returns the registered planners' names, sorted.
+func PlannerNames() []string { return planners.Names() }
+
+// Planners returns the registered planners, sorted by name (for
+// listings: each has a Name and a Doc).
+func Planners() []Planner { return planners.Entries() }
+
+// searchPlanner is the search: the starts, the walk, repacking.
+type searchPlanner struct{}
+
+func (searchPlanner) Name() string { return "search" }
+func (searchPlanner) Doc() string {
+	return "the initializer's plans in the start orders, then the walk from the cheapest (move, swap, reuse and evict over the timesteps, a beam of states in each segment), then repacking with the exact packer; the default"
+}
+
+func (searchPlanner) plan(r *run, lim, whole context.Context) (string, error) {
+	from, err := r.starts(whole)
+	if err != nil {
+		return "", err
+	}
+	r.res.Times.Initial = r.lap()
+	if err := r.walk(lim, from); err != nil {
+		return "", err
+	}
+	r.res.Times.Search = r.lap()
+	if err := r.repack(lim); err != nil {
+		return "", err
+	}
+	r.res.Times.Repack = r.lap()
+	return describeSearch(&r.s), nil
+}
+
+// candidate is one start of the search: an initializer order's plan.
+type candidate struct {
+	in  *actions.Initializer
+	lay *state.Layout
+	err error
+}
+
+// starts makes cost.initial's plan (actions.InitialPlan: the initializer
+// in workload order, or where it cannot place a block the fallback plan)
+// and the plans of the other orders of Settings.Starts, these on
+// goroutines of their own while cost.initial's is made when there are
+// workers to spare, and returns the cheapest as the walk's start (the
+// earlier in Settings.Starts on a tie).
+func (r *run) starts(ctx context.Context) (search.Start, error) {
+	p := r.p
+	orders := r.s.starts()
+	others := make([]*candidate, len(orders))
+	var wg sync.WaitGroup
+	for i, o := range orders {
+		if o == actions.WorkloadOrder {
+			continue
+		}
+		c := &candidate{in: actions.NewInitializerOrder(p, o), lay: state.NewLayout(p.Blocks())}
+		others[i] = c
+		plan := func() { _, c.err = c.in.Run(c.lay, 0) }
+		if r.s.Search.WithDefaults().Workers > 1 {
+			wg.Go(plan)
+		} else {
+			plan()
+		}
+	}
+	init, fb, err := actions.InitialPlan(ctx, p, r.model)
+	wg.Wait()
+	if err != nil {
+		return search.Start{}, err
+	}
+	cost := costmodel.Total(r.model, p, init)
+	r.res.Initial = Initial{Cost: cost, Fallback: fb}
+	workload := search.Start{Layout: init, Initializer: actions.NewInitializer(p), Model: r.model}
+	from, best, bestCost, found := workload, actions.WorkloadOrder, cost, false
+	for i, o := range orders {
+		c, st := cost, workload
+		if o != actions.WorkloadOrder {
+			if others[i].err != nil {
+				continue // this order's initializer cannot place a block
+			}
+			c = costmodel.Total(r.model, p, others[i].lay)
+			st = search.Start{Layout: others[i].lay, Initializer: others[i].in, Model: r.model}
+		}
+		if !found || c < bestCost {
+			best, bestCost, found = o, c, true
+			from = st
+		}
+	}
+	// found is false when no order of Starts has a plan: the start is then
+	// cost.initial's.
+	r.res.Initial.Start, r.res.Initial.StartCost = best.Name(), bestCost
+	return from, nil
+}
+
+// walk runs the search's walk from the start, until it converges or lim
+// ends.
+func (r *run) walk(lim context.Context, from search.Start) error {
+	early := lim.Err() != nil // the limit fell before the walk
+	ws := r.s.Search
+	wr, err := search.Walk(lim, r.p, from, &ws)
+	if err != nil {
+		return &InternalError{fmt.Errorf("walking from the start: %w", err)}
+	}
+	r.res.Search = wr
+	r.lay, r.cost = wr.Layout, wr.Cost
+	switch wr.Status {
+	case search.TimeLimit:
+		r.res.Status = TimeLimit
+		if early {
+			r.res.Cut = PhaseInitial
+		} else {
+			r.res.Cut, r.res.CutTimestep = PhaseSearch, wr.Stats.CutTimestep
+		}
+	case search.Cancelled:
+		r.res.Status = Cancelled
+	}
+	return nil
+}
+
+// repack runs the repacking step within its budget and what is left of
+// lim: it is skipped when nothing is (or after a cancellation), and
+// stopped where the limit falls (what it accepted until then stands).
+// Without a limit its budget is deterministic.
+func (r *run) repack(lim context.Context) error {
+	n := r.s.RepackBudget()
+	if n == 0 {
+		return nil
+	}
+	if lim.Err() != nil {
+		if errors.Is(lim.Err(), context.DeadlineExceeded) {
+			r.res.RepackSkipped = true
+			if r.res.Status == Converged { // the limit fell just after the walk
+				r.res.Status, r.res.Cut = TimeLimit, PhaseRepack
+			}
+		}
+		return nil
+	}
+	rr, err := repack.Run(lim, r.p, r.lay, &repack.Settings{Packings: n, CostModel: r.model, Check: r.s.Search.Check,
+		Workers: r.s.Search.WithDefaults().Workers})
+	if err != nil {
+		return &InternalError{fmt.Errorf("repacking the committed plan: %w", err)}
+	}
+	r.res.Repack = rr
+	r.lay, r.cost = rr.Layout, rr.Cost
+	if rr.Stopped && r.res.Status == Converged {
+		if r.res.Status = statusOf(lim); r.res.Status == TimeLimit {
+			r.res.Cut = PhaseRepack
+		}
+	}
+	return nil
+}
+
+// describeSearch names the search and its settings for the plan document.
+// It leaves out what does not change the plan (workers, checking).
+func describeSearch(s *Settings) string {
+	w := s.Search.WithDefaults()
+	beam := fmt.Sprint(w.Beam)
+	if w.Beam < 0 {
+		beam = "unbounded"
+	}
+	d := fmt.Sprintf("search: segments=%s beam=%s actions=%s max-candidates=%d", w.Segments.Name(), beam, w.Actions, w.MaxCandidates)
+	if w.Rounds != search.DefaultRounds {
+		d += fmt.Sprintf(" rounds=%d", w.Rounds)
+	}
+	if w.Horizon != search.DefaultHorizon {
+		d += fmt.Sprintf(" horizon=%d", w.Horizon)
+	}
+	switch {
+	case s.Starts == nil || slices.Equal(s.Starts, DefaultStarts):
+	case slices.Equal(s.Starts, []string{actions.WorkloadOrder.Name()}):
+		d += " initial-only"
+	default:
+		d += " starts=" + strings.Join(s.Starts, ",")
+	}
+	switch n := s.RepackBudget(); {
+	case n == 0:
+		d += " repack=off"
+	case n != DefaultRepack:
+		d += fmt.Sprintf(" repack=%d", n)
+	}
+	return d
+}
+
+// initializerPlanner is the initializer alone.
+type initializerPlanner struct{}
+
+func (initializerPlanner) Name() string { return "initializer" }
+func (initializerPlanner) Doc() string {
+	return "seed 003's initializer alone (rules 1-5), in workload order; the fallback plan where it cannot place a block"
+}
+
+func (initializerPlanner) plan(r *run, _, whole context.Context) (string, error) {
+	lay, fb, err := actions.InitialPlan(whole, r.p, r.model)
+	if err != nil {
+		return "", err
+	}
+	r.cost = costmodel.Total(r.model, r.p, lay)
+	r.lay, r.res.Initial = lay, Initial{Cost: r.cost, Fallback: fb}
+	r.res.Times.Initial = r.lap()
+	if fb != nil {
+		return "fallback: " + fb.Describe(r.p), nil
+	}
+	return "initializer", nil
+}
+
+// initial sets cost.initial for a planner that is not the initializer.
+func (r *run) initial(ctx context.Context) error {
+	init, fb, err := actions.InitialPlan(ctx, r.p, r.model)
+	if err != nil {
+		return err
+	}
+	r.res.Initial = Initial{Cost: costmodel.Total(r.model, r.p, init), Fallback: fb}
+	r.res.Times.Initial = r.lap()
+	return nil
+}
+
+// arenaPlanner is a single-arena planner of package arena, in the
+// fastest level that holds its arena.
+type arenaPlanner struct{ a arena.Planner }
+
+func (a arenaPlanner) Name() string { return a.a.Name() }
+func (a arenaPlanner) Doc() string {
+	return "a single arena in the fastest level that holds it, every block there for its whole life; " + a.a.Doc()
+}
+
+func (a arenaPlanner) plan(r *run, _, whole context.Context) (string, error) {
+	lay, l, peak, err := arena.Place(r.p, a.a)
+	if err != nil {
+		return "", &PlannerError{Planner: a.Name(), Err: err}
+	}
+	r.res.Times.Search = r.lap()
+	if err := r.initial(whole); err != nil {
+		return "", err
+	}
+	r.lay, r.cost = lay, costmodel.Total(r.model, r.p, lay)
+	return fmt.Sprintf("%s: arena of %d B in level %s", a.Name(), peak, r.p.HW.Levels[l].Name), nil
+}
+
+// nonePlanner is no planning: every block in the slowest level.
+type nonePlanner struct{}
+
+func (nonePlanner) Name() string { return "none" }
+func (nonePlanner) Doc() string {
+	return "no planning: every block in the slowest level for its whole life (a baseline)"
+}
+
+func (n nonePlanner) plan(r *run, _, whole context.Context) (string, error) {
+	lay, err := baseline.NoPlanning(r.p)
+	if err != nil {
+		return "", &PlannerError{Planner: n.Name(), Err: err}
+	}
+	r.res.Times.Search = r.lap()
+	if err := r.initial(whole); err != nil {
+		return "", err
+	}
+	r.lay, r.cost = lay, costmodel.Total(r.model, r.p, lay)
+	return "none: every block in " + r.p.HW.Levels[r.p.Levels()-1].Name, nil
+}
