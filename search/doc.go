@@ -1,6 +1,13 @@
 // Package search is hieropt's optimizer: seed 003's hierarchical search
 // over move, swap and reuse actions, with re-planning and local-optimal
-// segments. Run is the entry point for compilers.
+// segments. Walk is the walk from a start plan; hieropt.Plan, the entry
+// point for compilers, chooses the start, walks, and repacks.
+//
+// The files follow the ideas: settings.go (Settings and their defaults),
+// result.go (Result, Stats, Status), walk.go (Walk and the walk over the
+// timesteps, step by step: act, keep the beam, end a segment, commit,
+// advance), expand.go (a timestep's candidates: enumerated, evaluated by
+// re-planning, on the workers), pool.go (the workers).
 //
 // # The algorithm
 //
@@ -10,9 +17,12 @@
 // more important block out of it later. The search repairs that. Where
 // the initializer cannot place a block at all, the first plan is the
 // fallback plan (actions.FallbackPlan: the levels packed by the exact
-// packer at their capacities); the search re-plans with the initializer
-// all the same, drops the candidates whose re-planning cannot place a
-// block, and keeps the fallback plan until it finds a cheaper one.
+// packer at their capacities); the walk re-plans with the initializer all
+// the same, drops the candidates whose re-planning cannot place a block,
+// and keeps the fallback plan until it finds a cheaper one. Which plan the
+// walk starts from, and which initializer re-plans, is Walk's Start
+// (hieropt.Plan starts from the cheaper of the initializer's plans in
+// workload and kind order).
 //
 // It visits the timesteps in execution order. At timestep t it takes each
 // block of the timestep (the blocks the op reads, writes or creates; at
@@ -72,27 +82,23 @@
 //
 // The walk moves one block at a time, and every position it tries is a
 // free gap of the memory as the earlier placements left it; it cannot undo
-// the fragmentation those placements made. So after the walk, Run repacks
-// the committed plan (package repack): level by level, fastest first, the
-// blocks left in slower levels are promoted, the largest saving first,
-// into free space where it exists, else by re-packing the whole level with
-// the exact packer (package pack) under a node budget. Every change is
-// checked to lower the cost; the budget (Settings.Repack, packings per
-// level) is counted in nodes and packings, never in time, so the plan
-// stays the same on any machine. On the shipped workloads and profiles it
-// costs a few milliseconds per plan and lowers the mean cost by 0.3% of
-// the initializer's.
+// the fragmentation those placements made. So after the walk, hieropt.Plan
+// repacks the committed plan (package repack): level by level, fastest
+// first, the blocks left in slower levels are promoted, the largest saving
+// first, into free space where it exists, else by re-packing the whole
+// level with the exact packer (package pack) under a node budget. Every
+// change is checked to lower the cost; the budget
+// (hieropt.Settings.Repack, packings per level) is counted in nodes and
+// packings, never in time, so the plan stays the same on any machine. On
+// the shipped workloads and profiles it costs a few milliseconds per plan
+// and lowers the mean cost by 0.3% of the initializer's.
 //
 // # Anytime
 //
-// The committed plan is complete and valid at every moment. A time limit or
-// a cancelled context stops the search between candidates and returns it,
-// with Status saying why. The time limit (Settings.TimeLimit, or the
-// context's deadline) is the whole run's: the initializer runs to its end
-// whatever the limit (a plan must exist), the search stops at the limit,
-// and repacking gets what is left of it, cut short where it falls and
-// skipped when none is left; Stats.Cut and Stats.CutTimestep say where it
-// fell, and the phases' times (InitTime, SearchTime, RepackTime) add up to
-// the run's. A cancelled context skips or stops repacking. Without a limit
-// nothing depends on time: repacking's budget is its own, and small.
+// The committed plan is complete and valid at every moment. When Walk's
+// context ends (its deadline, or a cancellation), the walk stops between
+// candidates and returns it, with Status saying why and Stats.CutTimestep
+// where. hieropt.Plan gives the walk its time limit less what verifying
+// the plan needs, and repacking what is left (see
+// hieropt.Settings.TimeLimit). Without a limit nothing depends on time.
 package search
