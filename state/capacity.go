@@ -4,23 +4,36 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/hieropt/hieropt/workload"
 )
 
 // CapacityError says that a program cannot fit a profile at all: at some
 // timestep its live blocks need more bytes than the levels hold together
-// (or than a level holds the blocks pinned to it), however they are placed.
+// (or its live blocks other than constants more than the writable levels
+// hold, or than a level holds the blocks pinned to it), however they are
+// placed.
 type CapacityError struct {
 	Workload, Hardware string
 	Timestep           int
 	Level              string // the overflowing level for pinned blocks; "" for all levels together
-	Need, Have         int64  // bytes
-	Capacities         string // "SRAM 4194304 B + DRAM ..." for messages
-	Largest            []string
+	// Writable says the blocks are those other than constants, against the
+	// levels that are not read-only (FORMATS.md rule 7); ReadOnly lists the
+	// others.
+	Writable   bool
+	ReadOnly   string
+	Need, Have int64  // bytes
+	Capacities string // "SRAM 4194304 B + DRAM ..." for messages
+	Largest    []string
 }
 
 func (e *CapacityError) Error() string {
 	where := "the levels hold " + fmt.Sprint(e.Have) + " B in total (" + e.Capacities + ")"
 	what := "its live blocks need"
+	if e.Writable {
+		where = fmt.Sprintf("the writable levels hold %d B in total (%s; read-only %s holds constants only)", e.Have, e.Capacities, e.ReadOnly)
+		what = "its live blocks other than constants need"
+	}
 	if e.Level != "" {
 		where = fmt.Sprintf("level %q holds %d B", e.Level, e.Have)
 		what = "its live blocks pinned to " + e.Level + " need"
@@ -32,20 +45,30 @@ func (e *CapacityError) Error() string {
 // CheckCapacity returns a *CapacityError if some timestep's live blocks
 // cannot fit the levels together whatever the plan: their smallest
 // footprints, less what in-place reuse could save at most, exceed the total
-// capacity; or the blocks pinned to one level exceed its capacity. A nil
+// capacity; or those of the blocks other than constants exceed the
+// capacity of the writable levels (FORMATS.md rule 7: only constants in a
+// read-only level); or the blocks pinned to one level exceed its capacity. A nil
 // result does not promise that a plan exists (fragmentation may still
 // defeat one), only that capacity alone does not forbid it.
 func (p *Problem) CheckCapacity() error {
 	T := p.Prog.Timesteps()
 	nl := p.Levels()
-	var total int64
-	var caps []string
+	var total, writable int64
+	var caps, wcaps, readOnly []string
 	for l := range p.HW.Levels {
-		total = addSat(total, p.HW.Levels[l].Capacity)
-		caps = append(caps, fmt.Sprintf("%s %d B", p.HW.Levels[l].Name, p.HW.Levels[l].Capacity))
+		lv := &p.HW.Levels[l]
+		total = addSat(total, lv.Capacity)
+		caps = append(caps, fmt.Sprintf("%s %d B", lv.Name, lv.Capacity))
+		if lv.ReadOnly {
+			readOnly = append(readOnly, lv.Name)
+		} else {
+			writable = addSat(writable, lv.Capacity)
+			wcaps = append(wcaps, fmt.Sprintf("%s %d B", lv.Name, lv.Capacity))
+		}
 	}
 	minFoot := make([]int64, p.Blocks())
 	need := make([]int64, T+1)
+	needW := make([]int64, T+1) // the blocks other than constants
 	pinned := make([]int64, (T+1)*nl)
 	for b := range minFoot {
 		blk := p.Block(b)
@@ -58,17 +81,22 @@ func (p *Problem) CheckCapacity() error {
 		minFoot[b] = mf
 		need[blk.First] += mf
 		need[blk.Last+1] -= mf
+		if blk.Kind != workload.Constant {
+			needW[blk.First] += mf
+			needW[blk.Last+1] -= mf
+		}
 		if pin := p.Pin(b); pin != NoPin {
 			pinned[blk.First*nl+pin] += mf
 			pinned[(blk.Last+1)*nl+pin] -= mf
 		}
 	}
-	var cur int64
+	var cur, curW int64
 	curPin := make([]int64, nl)
 	pinEnding, pinCreated := make([]int64, nl), make([]int64, nl)
 	for t := 0; t < T; t++ {
 		cur += need[t]
-		var ending, created int64
+		curW += needW[t]
+		var ending, created, createdW int64
 		for l := range pinEnding {
 			pinEnding[l], pinCreated[l] = 0, 0
 		}
@@ -82,6 +110,9 @@ func (p *Problem) CheckCapacity() error {
 		}
 		for _, b := range p.Created(t) {
 			created += minFoot[b]
+			if p.Block(int(b)).Kind != workload.Constant {
+				createdW += minFoot[b]
+			}
 			if pin := p.Pin(int(b)); pin != NoPin {
 				pinCreated[pin] += minFoot[b]
 			}
@@ -90,6 +121,12 @@ func (p *Problem) CheckCapacity() error {
 		if lower > total {
 			return &CapacityError{Workload: p.Prog.Name, Hardware: p.HW.Name, Timestep: t, Need: lower, Have: total,
 				Capacities: strings.Join(caps, " + "), Largest: p.largestLive(t, -1)}
+		}
+		// Only blocks other than constants take over space in place (the
+		// kind rule), so ending counts toward both bounds.
+		if lowerW := curW - min(ending, createdW); len(readOnly) > 0 && lowerW > writable {
+			return &CapacityError{Workload: p.Prog.Name, Hardware: p.HW.Name, Timestep: t, Writable: true, Need: lowerW, Have: writable,
+				Capacities: strings.Join(wcaps, " + "), ReadOnly: strings.Join(readOnly, ", "), Largest: p.largestLive(t, -2)}
 		}
 		for l := 0; l < nl; l++ {
 			curPin[l] += pinned[t*nl+l]
@@ -106,12 +143,12 @@ func (p *Problem) CheckCapacity() error {
 }
 
 // largestLive names the three largest blocks alive at t (pinned to level
-// pin, unless pin is -1).
+// pin, unless pin is -1; other than constants if pin is -2).
 func (p *Problem) largestLive(t, pin int) []string {
 	var ids []int
 	for b := range p.Prog.Blocks {
 		blk := p.Block(b)
-		if blk.First <= t && t <= blk.Last && (pin < 0 || p.Pin(b) == pin) {
+		if blk.First <= t && t <= blk.Last && (pin == -1 || p.Pin(b) == pin || pin == -2 && blk.Kind != workload.Constant) {
 			ids = append(ids, b)
 		}
 	}

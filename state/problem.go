@@ -23,10 +23,11 @@ type Problem struct {
 	Prog *workload.Program
 	HW   *hw.Profile
 
-	nl    int
-	foot  []int64 // [b*nl+l]
-	align []int64 // [b*nl+l]
-	pin   []int32 // level index, or -1
+	nl      int
+	foot    []int64 // [b*nl+l]
+	align   []int64 // [b*nl+l]
+	allowed []bool  // [b*nl+l]: Allowed
+	pin     []int32 // level index, or -1
 
 	created, dying, accessed [][]int32 // [t]: block IDs in ID order
 	byName                   map[string]int
@@ -38,8 +39,12 @@ const NoPin = -1
 // Bind checks prog against the rules of FORMATS.md section 1
 // (Program.Validate) and prof against those of section 2 (Profile.Validate),
 // checks that prog can be planned on prof at all (pins name existing
-// levels, every block fits some level it may use, no footprint overflows),
-// and returns the Problem with its indexes. doc names the workload document
+// levels, no block other than a constant is pinned to a read-only level,
+// every block fits some level it may use, no footprint overflows), and
+// returns the Problem with its indexes. A level is one a block may use
+// (Allowed) if the block is not pinned elsewhere, its footprint fits the
+// level's capacity, and the level is writable or the block a constant
+// (FORMATS.md rule 7, under every cost model). doc names the workload document
 // in errors (e.g. `workload "net.json"`). Every failure is an error (an
 // *inputerr.Error naming the document, the item and the rule), never a
 // panic, whatever prog and prof hold.
@@ -56,7 +61,7 @@ func Bind(prog *workload.Program, prof *hw.Profile, doc string) (*Problem, error
 	nl := len(prof.Levels)
 	nb := len(prog.Blocks)
 	p := &Problem{Prog: prog, HW: prof, nl: nl,
-		foot: make([]int64, nb*nl), align: make([]int64, nb*nl), pin: make([]int32, nb)}
+		foot: make([]int64, nb*nl), align: make([]int64, nb*nl), allowed: make([]bool, nb*nl), pin: make([]int32, nb)}
 	for b := range prog.Blocks {
 		blk := &prog.Blocks[b]
 		p.pin[b] = NoPin
@@ -65,6 +70,10 @@ func Bind(prog *workload.Program, prof *hw.Profile, doc string) (*Problem, error
 			if !ok {
 				return nil, inputerr.New(doc, prog.BlockItem(b), "pinned to level %q, which hardware profile %q does not have (levels: %s)",
 					blk.Level, prof.Name, strings.Join(prof.LevelNames(), ", "))
+			}
+			if prof.Levels[l].ReadOnly && blk.Kind != workload.Constant {
+				return nil, inputerr.New(doc, prog.BlockItem(b), "%s block pinned to level %q, which is read-only: only constants may be placed there (FORMATS.md rule 7)",
+					blk.Kind, blk.Level)
 			}
 			p.pin[b] = int32(l)
 		}
@@ -78,7 +87,8 @@ func Bind(prog *workload.Program, prof *hw.Profile, doc string) (*Problem, error
 			}
 			p.align[b*nl+l] = a
 			p.foot[b*nl+l] = f
-			if f <= lv.Capacity && (p.pin[b] == NoPin || int(p.pin[b]) == l) {
+			if f <= lv.Capacity && (p.pin[b] == NoPin || int(p.pin[b]) == l) && (!lv.ReadOnly || blk.Kind == workload.Constant) {
+				p.allowed[b*nl+l] = true
 				fits = true
 			}
 		}
@@ -178,10 +188,15 @@ func tooLarge(p *Problem, b int) string {
 		return fmt.Sprintf("needs %d B (size %d aligned to %d) but its pinned level %q holds only %d B",
 			p.Foot(b, int(pl)), p.Prog.Blocks[b].Size, p.Align(b, int(pl)), lv.Name, lv.Capacity)
 	}
-	var parts []string
+	var parts, readOnly []string
 	aligned := false
+	constant := p.Prog.Blocks[b].Kind == workload.Constant
 	for l := range p.HW.Levels {
 		lv := &p.HW.Levels[l]
+		if lv.ReadOnly && !constant {
+			readOnly = append(readOnly, lv.Name)
+			continue
+		}
 		if f := p.Foot(b, l); f != p.Prog.Blocks[b].Size {
 			aligned = true
 			parts = append(parts, fmt.Sprintf("%s %d B, needs %d B aligned to %d", lv.Name, lv.Capacity, f, p.Align(b, l)))
@@ -193,8 +208,25 @@ func tooLarge(p *Problem, b int) string {
 	if aligned {
 		what = "with its alignment, size"
 	}
+	if len(readOnly) > 0 {
+		if len(parts) == 0 {
+			return fmt.Sprintf("a%s %s needs a writable level, and every level of hardware profile %q is read-only (%s): only constants may be placed there (FORMATS.md rule 7)",
+				anVowel(p.Prog.Blocks[b].Kind.String()), p.Prog.Blocks[b].Kind, p.HW.Name, strings.Join(readOnly, ", "))
+		}
+		return fmt.Sprintf("%s %d B is larger than every writable level of hardware profile %q (%s); read-only %s holds constants only (FORMATS.md rule 7)",
+			what, p.Prog.Blocks[b].Size, p.HW.Name, strings.Join(parts, ", "), strings.Join(readOnly, ", "))
+	}
 	return fmt.Sprintf("%s %d B is larger than every level of hardware profile %q (%s)",
 		what, p.Prog.Blocks[b].Size, p.HW.Name, strings.Join(parts, ", "))
+}
+
+// anVowel returns "n" before a word that starts with a vowel ("an
+// activation"), else "".
+func anVowel(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "n"
+	}
+	return ""
 }
 
 // roundUp rounds v up to a multiple of a, reporting overflow.
@@ -237,9 +269,15 @@ func (p *Problem) Align(b, l int) int64 { return p.align[b*p.nl+l] }
 // Pin returns the level block b is pinned to, or NoPin.
 func (p *Problem) Pin(b int) int { return int(p.pin[b]) }
 
-// Allowed reports whether block b may live in level l.
-func (p *Problem) Allowed(b, l int) bool {
-	return (p.pin[b] == NoPin || int(p.pin[b]) == l) && p.Foot(b, l) <= p.HW.Levels[l].Capacity
+// Allowed reports whether block b may live in level l: it is not pinned
+// to another level, its footprint fits the level, and the level is
+// writable or b is a constant (FORMATS.md rule 7).
+func (p *Problem) Allowed(b, l int) bool { return p.allowed[b*p.nl+l] }
+
+// Writable reports whether block b may be placed in level l as far as
+// FORMATS.md rule 7 goes: l is not read-only, or b is a constant.
+func (p *Problem) Writable(b, l int) bool {
+	return !p.HW.Levels[l].ReadOnly || p.Prog.Blocks[b].Kind == workload.Constant
 }
 
 // Block returns block b of the program.

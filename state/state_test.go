@@ -144,6 +144,88 @@ func TestBindIndexes(t *testing.T) {
 	assert.False(t, ok)
 }
 
+// fastFlash is FAST over a read-only FLASH: only constants may be placed
+// in FLASH (FORMATS.md rule 7).
+var fastFlash = []testprog.Level{
+	{Name: "FAST", Capacity: 1024, Align: 16, Latency: 1, Bandwidth: 4},
+	{Name: "FLASH", Capacity: 1 << 20, Align: 64, Latency: 10, Bandwidth: 1, ReadOnly: true},
+}
+
+// TestBindReadOnly: a block other than a constant may not use a read-only
+// level: pinned there it is an input error; fitting only there, it is too
+// large; and Allowed never offers the level to it.
+func TestBindReadOnly(t *testing.T) {
+	prof := testprog.Profile("hw", fastFlash...)
+	cases := []struct {
+		name string
+		prog *testprog.Builder
+		want string
+	}{
+		{"activation pinned to a read-only level", testprog.New("p", 1).Block("x", 8, "activation", 0, 0, testprog.Pin("FLASH")),
+			`test: block "x": activation block pinned to level "FLASH", which is read-only: only constants may be placed there (FORMATS.md rule 7)`},
+		{"activation that fits only the read-only level", testprog.New("p", 1).Block("x", 2000, "activation", 0, 0),
+			`test: block "x": size 2000 B is larger than every writable level of hardware profile "hw" (FAST 1024 B); read-only FLASH holds constants only (FORMATS.md rule 7)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := state.Bind(c.prog.Program(), prof, "test")
+			require.Error(t, err)
+			assert.True(t, inputerr.Is(err))
+			assert.Equal(t, c.want, err.Error())
+		})
+	}
+	var tooLarge *state.TooLargeError
+	_, err := state.Bind(cases[1].prog.Program(), prof, "test")
+	assert.ErrorAs(t, err, &tooLarge)
+
+	onlyFlash := testprog.Profile("hw", testprog.Level{Name: "FLASH", Capacity: 1 << 20, Align: 64, Latency: 10, Bandwidth: 1, ReadOnly: true})
+	_, err = state.Bind(testprog.New("p", 1).Block("x", 8, "output", 0, 0).Program(), onlyFlash, "test")
+	assert.EqualError(t, err, `test: block "x": an output needs a writable level, and every level of hardware profile "hw" is read-only (FLASH): only constants may be placed there (FORMATS.md rule 7)`)
+
+	// A constant may use both levels, even pinned to FLASH; the others only FAST.
+	p := testprog.Bind(testprog.New("p", 2).
+		Block("w", 2000, "constant", 0, 1, testprog.Reads(1)).
+		Block("v", 8, "constant", 0, 0, testprog.Pin("FLASH")).
+		Block("a", 8, "activation", 0, 1, testprog.Reads(1)).
+		Block("s", 8, "scratch", 1, 1).Program(), prof)
+	assert.Equal(t, []bool{false, true}, []bool{p.Allowed(0, 0), p.Allowed(0, 1)}, "w: 2000 B fits FLASH only")
+	assert.Equal(t, []bool{false, true}, []bool{p.Allowed(1, 0), p.Allowed(1, 1)}, "v: pinned")
+	assert.Equal(t, []bool{true, false}, []bool{p.Allowed(2, 0), p.Allowed(2, 1)}, "a")
+	assert.Equal(t, []bool{true, false}, []bool{p.Allowed(3, 0), p.Allowed(3, 1)}, "s")
+	assert.True(t, p.Writable(0, 1))
+	assert.False(t, p.Writable(2, 1))
+	assert.True(t, p.Writable(2, 0))
+}
+
+// TestCheckCapacityReadOnly: the blocks other than constants must fit the
+// writable levels together, however much room the read-only ones have.
+func TestCheckCapacityReadOnly(t *testing.T) {
+	prof := testprog.Profile("hw", fastFlash...)
+	// Two activations of 600 B live together at 1: 1200 B > FAST's 1024 B,
+	// though FLASH holds 1 MiB; the 4 KiB constant goes to FLASH.
+	prog := testprog.New("p", 3).
+		Block("w", 4096, "constant", 0, 2, testprog.Reads(2)).
+		Block("x", 600, "activation", 0, 1, testprog.Reads(1)).
+		Block("y", 600, "activation", 1, 2, testprog.Reads(2)).
+		Program()
+	err := testprog.Bind(prog, prof).CheckCapacity()
+	require.Error(t, err)
+	assert.Equal(t, `workload "p" cannot fit hardware profile "hw": at timestep 1 its live blocks other than constants need at least 1216 B but the writable levels hold 1024 B in total (FAST 1024 B; read-only FLASH holds constants only); largest live blocks: "x" (600 B), "y" (600 B)`, err.Error())
+	var ce *state.CapacityError
+	require.ErrorAs(t, err, &ce)
+	assert.True(t, ce.Writable)
+
+	// With x reusable and y created where it ends, 608 B would fit FAST.
+	ok := testprog.New("p", 3).
+		Block("w", 4096, "constant", 0, 2, testprog.Reads(2)).
+		Block("x", 600, "activation", 0, 1, testprog.Reads(1), testprog.Reusable()).
+		Block("y", 600, "activation", 1, 2, testprog.Reads(2)).
+		Program()
+	assert.NoError(t, testprog.Bind(ok, prof).CheckCapacity())
+	// The same program where FLASH is writable fits the levels together.
+	assert.NoError(t, testprog.Bind(prog, testprog.Profile("hw", fastFlash[0], testprog.Level{Name: "FLASH", Capacity: 1 << 20, Align: 64, Latency: 10, Bandwidth: 1})).CheckCapacity())
+}
+
 func TestCheckCapacity(t *testing.T) {
 	prof := testprog.Profile("hw",
 		testprog.Level{Name: "A", Capacity: 256, Align: 16, Latency: 1, Bandwidth: 1},

@@ -81,12 +81,14 @@ func (b *Builder) Program() *workload.Program {
 	return &p
 }
 
-// Level describes one level for Profile: name, capacity, alignment, and one
-// latency and bandwidth used for both directions.
+// Level describes one level for Profile: name, capacity, alignment, one
+// latency and bandwidth used for both directions, and whether it is
+// read-only (constants only).
 type Level struct {
 	Name               string
 	Capacity, Align    int64
 	Latency, Bandwidth float64
+	ReadOnly           bool
 }
 
 // Profile builds and validates a profile.
@@ -94,7 +96,7 @@ func Profile(name string, levels ...Level) *hw.Profile {
 	prof := &hw.Profile{Name: name, TimeUnit: hw.Cycle}
 	for _, l := range levels {
 		prof.Levels = append(prof.Levels, hw.Level{Name: l.Name, Capacity: l.Capacity, Alignment: l.Align,
-			In: hw.Link{Latency: l.Latency, Bandwidth: l.Bandwidth}, Out: hw.Link{Latency: l.Latency, Bandwidth: l.Bandwidth}})
+			In: hw.Link{Latency: l.Latency, Bandwidth: l.Bandwidth}, Out: hw.Link{Latency: l.Latency, Bandwidth: l.Bandwidth}, ReadOnly: l.ReadOnly})
 	}
 	if err := prof.Validate("test"); err != nil {
 		panic(err)
