@@ -328,6 +328,9 @@ type InfeasibleError struct {
 	// Free is the free bytes in all, per level, at that timestep.
 	Free   []int64
 	Pinned bool
+	// ReadOnly names the read-only levels the block may not use, not being
+	// a constant (FORMATS.md rule 7); they are not among Levels.
+	ReadOnly []string
 	// LiveLargest names the largest blocks live at that timestep, with
 	// their sizes and levels, for the message.
 	LiveLargest []string
@@ -342,11 +345,17 @@ func (e *InfeasibleError) Error() string {
 		parts = append(parts, fmt.Sprintf("%s needs %d B, largest free %d B of %d B free", e.Levels[i], e.Need[i], e.Largest[i], e.Free[i]))
 	}
 	what := "fits no level"
+	if len(e.ReadOnly) > 0 {
+		what = "fits no writable level"
+	}
 	if e.Pinned {
 		what = "does not fit its pinned level"
 	}
 	msg := fmt.Sprintf("block %q (%d B) created at timestep %d %s: %s",
 		e.Block, e.Size, e.Timestep, what, strings.Join(parts, "; "))
+	if len(e.ReadOnly) > 0 {
+		msg += "; read-only " + strings.Join(e.ReadOnly, ", ") + " holds constants only"
+	}
 	if len(e.LiveLargest) > 0 {
 		msg += "; largest blocks live there: " + strings.Join(e.LiveLargest, ", ")
 	}
@@ -361,6 +370,10 @@ func (in *Initializer) infeasible(occ *state.Occupancy, b, t int) error {
 	e := &InfeasibleError{Block: p.Block(b).Name, Size: p.Block(b).Size, Timestep: t, Pinned: p.Pin(b) != state.NoPin}
 	for l := 0; l < p.Levels(); l++ {
 		if p.Pin(b) != state.NoPin && p.Pin(b) != l {
+			continue
+		}
+		if !p.Writable(b, l) {
+			e.ReadOnly = append(e.ReadOnly, p.HW.Levels[l].Name)
 			continue
 		}
 		e.Levels = append(e.Levels, p.HW.Levels[l].Name)
