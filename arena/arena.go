@@ -141,12 +141,21 @@ func Intervals(p *state.Problem, l int) []Interval {
 // the fastest level that holds it (the arena is planned with that level's
 // footprints and alignments), and reports the level and the peak. Where
 // the planner's arena is larger than a level but the planner is a
-// CapacityPlanner (pack), it packs to the level's capacity instead. It
-// fails if no level holds the arena, or if a block is pinned to a level
-// other than the chosen one.
+// CapacityPlanner (pack), it packs to the level's capacity instead. An
+// arena that holds a block other than a constant never goes to a
+// read-only level (FORMATS.md rule 7). It fails if no level holds the
+// arena, or if a block is pinned to a level other than the chosen one.
 func Place(p *state.Problem, pl Planner) (*state.Layout, int, int64, error) {
-	var sizes []string
+	var sizes, readOnly []string
+	nonConstant := false
+	for b := 0; b < p.Blocks(); b++ {
+		nonConstant = nonConstant || p.Block(b).Kind != workload.Constant
+	}
 	for l := 0; l < p.Levels(); l++ {
+		if p.HW.Levels[l].ReadOnly && nonConstant {
+			readOnly = append(readOnly, p.HW.Levels[l].Name)
+			continue
+		}
 		iv := Intervals(p, l)
 		if MaxLive(iv) > p.HW.Levels[l].Capacity {
 			// No arena of these intervals fits: skip the planner's work.
@@ -179,6 +188,10 @@ func Place(p *state.Problem, pl Planner) (*state.Layout, int, int64, error) {
 			lay.SetFirst(b, state.Seg{From: int32(p.Block(b).First), Level: int32(l), Offset: off[b]})
 		}
 		return lay, l, peak, nil
+	}
+	if len(readOnly) > 0 {
+		return nil, 0, 0, fmt.Errorf("planner %s needs an arena larger than every writable level (%s); read-only %s holds constants only",
+			pl.Name(), strings.Join(sizes, ", "), strings.Join(readOnly, ", "))
 	}
 	return nil, 0, 0, fmt.Errorf("planner %s needs an arena larger than every level (%s)", pl.Name(), strings.Join(sizes, ", "))
 }

@@ -13,26 +13,55 @@ import (
 	"github.com/hieropt/hieropt/state"
 )
 
-// NoPlanning returns a plan with every block in the slowest level, packed
-// by greedy-by-size. It fails if a block is pinned elsewhere or the
-// blocks do not fit the slowest level.
+// NoPlanning returns a plan with every block in the slowest level it may
+// use as far as FORMATS.md rule 7 goes (home): a constant in the slowest
+// level, any other block in the slowest writable one; each level's blocks
+// packed by greedy-by-size. It fails if a block is pinned elsewhere or the
+// blocks do not fit.
 func NoPlanning(p *state.Problem) (*state.Layout, error) {
-	slow := p.Levels() - 1
+	home := make([]int, p.Blocks())
+	byLevel := map[int][]int{}
+	var levels []int
 	for b := 0; b < p.Blocks(); b++ {
-		if pin := p.Pin(b); pin != state.NoPin && pin != slow {
+		home[b] = slowestWritable(p, b)
+		if pin := p.Pin(b); pin != state.NoPin && pin != home[b] {
 			return nil, fmt.Errorf("block %q is pinned to %s, not the slowest level", p.Block(b).Name, p.HW.Levels[pin].Name)
 		}
-	}
-	iv := arena.Intervals(p, slow)
-	off := arena.Seed004{}.Offsets(iv)
-	if peak := arena.Peak(iv, off); peak > p.HW.Levels[slow].Capacity {
-		return nil, fmt.Errorf("the blocks need %d B in %s, which holds %d B", peak, p.HW.Levels[slow].Name, p.HW.Levels[slow].Capacity)
+		if _, seen := byLevel[home[b]]; !seen {
+			levels = append(levels, home[b])
+		}
+		byLevel[home[b]] = append(byLevel[home[b]], b)
 	}
 	lay := state.NewLayout(p.Blocks())
-	for b := range off {
-		lay.SetFirst(b, state.Seg{From: int32(p.Block(b).First), Level: int32(slow), Offset: off[b]})
+	all := arena.Intervals(p, 0)
+	for _, l := range levels {
+		ids := byLevel[l]
+		iv := make([]arena.Interval, len(ids))
+		for i, b := range ids {
+			iv[i] = all[b]
+			iv[i].Size, iv[i].Align = p.Foot(b, l), p.Align(b, l)
+		}
+		off := arena.Seed004{}.Offsets(iv)
+		if peak := arena.Peak(iv, off); peak > p.HW.Levels[l].Capacity {
+			return nil, fmt.Errorf("the blocks need %d B in %s, which holds %d B", peak, p.HW.Levels[l].Name, p.HW.Levels[l].Capacity)
+		}
+		for i, b := range ids {
+			lay.SetFirst(b, state.Seg{From: int32(p.Block(b).First), Level: int32(l), Offset: off[i]})
+		}
 	}
 	return lay, nil
+}
+
+// slowestWritable returns the slowest level block b may be placed in as
+// far as FORMATS.md rule 7 goes: the slowest level for a constant, the
+// slowest writable level for any other block (Bind makes sure there is
+// one).
+func slowestWritable(p *state.Problem, b int) int {
+	l := p.Levels() - 1
+	for l > 0 && !p.Writable(b, l) {
+		l--
+	}
+	return l
 }
 
 // CacheResult is what the cache simulation measured.
@@ -66,13 +95,13 @@ type line struct {
 //     written to the slowest level.
 //
 // Within a timestep the reads come before the writes. Constants start in
-// the slowest level (loaded before the run, free).
+// the slowest level (loaded before the run, free). A level that is
+// read-only holds constants only (FORMATS.md rule 7): the other blocks
+// live in the slowest writable level instead, and if the fastest level is
+// read-only they bypass the cache.
 func Cache(p *state.Problem) CacheResult {
-	fast, slow := &p.HW.Levels[0], &p.HW.Levels[p.Levels()-1]
+	fast := &p.HW.Levels[0]
 	var r CacheResult
-	if p.Levels() == 1 {
-		slow = fast
-	}
 	lru := list.New() // front = most recent
 	where := map[int]*list.Element{}
 	var used int64
@@ -82,6 +111,7 @@ func Cache(p *state.Problem) CacheResult {
 			e := lru.Back()
 			ln := e.Value.(*line)
 			if ln.dirty {
+				slow := &p.HW.Levels[slowestWritable(p, ln.b)]
 				r.Cost += fast.Out.Time(ln.size) + slow.In.Time(ln.size)
 				r.Writebacks++
 				r.FastBytes += ln.size
@@ -94,7 +124,8 @@ func Cache(p *state.Problem) CacheResult {
 	touch := func(b int, write bool) {
 		d := p.Block(b).Size
 		size := p.Foot(b, 0)
-		if size > capacity {
+		slow := &p.HW.Levels[slowestWritable(p, b)]
+		if size > capacity || !p.Writable(b, 0) {
 			r.Bypassed++
 			if write {
 				r.Cost += slow.In.Time(d)

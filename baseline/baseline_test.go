@@ -69,3 +69,49 @@ func TestCacheRecency(t *testing.T) {
 	assert.Equal(t, 3, r.Misses)
 	assert.Equal(t, 1, r.Writebacks)
 }
+
+// TestReadOnlyLevel: with a read-only slowest level (FLASH: constants
+// only, FORMATS.md rule 7), planning nothing puts the constants there and
+// every other block in the slowest writable level (MID), and the cache's
+// misses and write-backs of those blocks go to MID. FAST holds 64 B (1 +
+// d/4: 17 for 64 B), MID 10 + d (74), FLASH 20 + d/2 (52); w a constant
+// read at 0 and 1, a an activation written at 0 and read at 1, 64 B each:
+//
+//	t0: read w: miss, out(FLASH) + in(FAST) = 52 + 17 = 69
+//	    write a: w (clean) evicted; a allocated, in(FAST) 17, dirty
+//	t1: read w: miss: a (dirty) written back, out(FAST) + in(MID) = 17 + 74;
+//	    w fetched 69
+//	    read a: miss: w (clean) evicted; out(MID) + in(FAST) = 74 + 17
+//
+// total 69 + 17 + 91 + 69 + 91 = 337 (with a in FLASH, as before rule 7:
+// 69 + 17 + 69 + 69 + 69 = 293).
+func TestReadOnlyLevel(t *testing.T) {
+	prog := testprog.New("p", 2).
+		Block("w", 64, "constant", 0, 1, testprog.Reads(0, 1)).
+		Block("a", 64, "activation", 0, 1, testprog.Writes(0), testprog.Reads(1)).
+		Program()
+	prof := testprog.Profile("hw",
+		testprog.Level{Name: "FAST", Capacity: 64, Align: 16, Latency: 1, Bandwidth: 4},
+		testprog.Level{Name: "MID", Capacity: 4096, Align: 64, Latency: 10, Bandwidth: 1},
+		testprog.Level{Name: "FLASH", Capacity: 1 << 16, Align: 64, Latency: 20, Bandwidth: 2, ReadOnly: true})
+	p := testprog.Bind(prog, prof)
+	r := baseline.Cache(p)
+	assert.Equal(t, 337.0, r.Cost)
+	assert.Equal(t, 1, r.Writebacks)
+	assert.Equal(t, 4, r.Misses) // w, a (written), w, a
+
+	lay, err := baseline.NoPlanning(p)
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), lay.Segs[0][0].Level, "w in FLASH")
+	assert.Equal(t, int32(1), lay.Segs[1][0].Level, "a in MID")
+
+	// The fastest level read-only (and FLASH writable): the activation
+	// bypasses the cache, read from and written to its home FLASH (52);
+	// the constant is cached. t0: w miss 69; a written to FLASH 52. t1: w
+	// hit 17; a read from FLASH 52. Total 190.
+	prof.Levels[0].ReadOnly, prof.Levels[2].ReadOnly = true, false
+	r = baseline.Cache(testprog.Bind(prog, prof))
+	assert.Equal(t, 190.0, r.Cost)
+	assert.Equal(t, 2, r.Bypassed)
+	assert.Equal(t, 1, r.Hits)
+}
