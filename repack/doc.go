@@ -113,7 +113,7 @@
 // level, either placing one run in free space or giving the level's
 // segments a packing that is checked (pack.Check) before it is used, and
 // blocks enter a level only where the problem allows them (Allowed: pins,
-// footprints). It never costs more than the input: a change is accepted
+// footprints, and read-only levels, which hold constants only). It never costs more than the input: a change is accepted
 // only if it lowers the cost. And it is deterministic: the candidates are
 // ordered by exact savings with ties broken by IDs, maps are only looked
 // up (or their keys sorted), never ranged over in their own order, and the packer is bounded by a node count, never

@@ -63,6 +63,11 @@ type Limits struct {
 	// MaxCapacity lets a few levels hold math.MaxInt64 bytes, where an
 	// offset plus a footprint can overflow.
 	MaxCapacity bool
+	// ReadOnly makes one level read-only (constants only, FORMATS.md rule
+	// 7) in two problems of three: the last level (a flash) more often than
+	// not, else any. Without it, no choice is spent on it, so the problems
+	// of the other limits are those they always were.
+	ReadOnly bool
 }
 
 // Small are the limits of the fuzz and property tests: problems small
@@ -73,6 +78,10 @@ var Small = Limits{Ops: 8, Blocks: 12, Levels: 3, Huge: true}
 // Medium are larger problems, for property tests: longer lives, more
 // blocks alive together, more segments.
 var Medium = Limits{Ops: 20, Blocks: 40, Levels: 4, Huge: true}
+
+// SmallReadOnly are Small problems whose profiles often have a read-only
+// level.
+var SmallReadOnly = Limits{Ops: 8, Blocks: 12, Levels: 3, Huge: true, ReadOnly: true}
 
 // pick returns one of vs.
 func pick[T any](c Chooser, vs ...T) T { return vs[c.IntN(len(vs))] }
@@ -104,6 +113,13 @@ func Problem(c Chooser, lim Limits) (*workload.Program, *hw.Profile) {
 			In:  hw.Link{Latency: pick(c, 1, 2, 5, 10, 50, 100.5), Bandwidth: pick(c, 0.5, 1, 4, 8, 32, 64)},
 			Out: hw.Link{Latency: pick(c, 1, 2, 5, 10, 50, 100.5), Bandwidth: pick(c, 0.5, 1, 4, 8, 32, 64)},
 		})
+	}
+	if lim.ReadOnly && c.IntN(3) > 0 {
+		l := nl - 1
+		if c.IntN(3) == 0 {
+			l = c.IntN(nl)
+		}
+		prof.Levels[l].ReadOnly = true
 	}
 
 	T := 1 + c.IntN(lim.Ops)
@@ -139,7 +155,14 @@ func Problem(c Chooser, lim Limits) (*workload.Program, *hw.Profile) {
 		}
 		b.Reusable = c.IntN(3) == 0
 		if c.IntN(6) == 0 {
-			b.Level = prof.Levels[c.IntN(nl)].Name
+			l := c.IntN(nl)
+			// Pinned to a read-only level, a block other than a constant
+			// makes the problem an input error (state.Bind): one pin in
+			// eight there, not to waste most problems on it.
+			skip := lim.ReadOnly && prof.Levels[l].ReadOnly && b.Kind != workload.Constant && c.IntN(8) > 0
+			if !skip {
+				b.Level = prof.Levels[l].Name
+			}
 		}
 		if c.IntN(6) == 0 {
 			b.Align = pick[int64](c, 2, 4, 8, 32, 128)
