@@ -9,7 +9,7 @@ import (
 // so that a derived base shares the chunks a change leaves alone (see the
 // package doc, "Deriving a base").
 const (
-	chunkShift = 6
+	chunkShift = 5
 	chunkLen   = 1 << chunkShift
 	chunkMask  = chunkLen - 1
 )
@@ -18,7 +18,7 @@ const (
 // offset of its own, so that Derive shifts the groups after a change, not
 // every chunk.
 const (
-	groupShift = 4
+	groupShift = 5
 	groupLen   = 1 << groupShift
 	groupMask  = groupLen - 1
 )

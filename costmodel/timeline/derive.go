@@ -10,7 +10,7 @@ var scratches = sync.Pool{New: func() any { return new(Scratch) }}
 
 // Derive returns the base of the changed program b.Apply(ch), as NewBase
 // of it would, without simulating it all: the new base shares b's chunks
-// (64 ops each) that ch leaves alone, those after the change with their
+// (32 ops each) that ch leaves alone, those after the change with their
 // times shifted by an offset the new base keeps per chunk, and simulates
 // only the chunks from the first ch touches until its state rejoins b's
 // (the package doc, "Deriving a base"). It returns b itself for an empty

@@ -175,28 +175,32 @@ func TestDeriveChainMatchesNewBase(t *testing.T) {
 
 // Derive changes what a change touches and shares the rest.
 func TestDeriveShares(t *testing.T) {
-	p := steady(1000)
-	for t := 0; t+3 < 1000; t += 2 {
+	const n = 3000 // three groups of chunks
+	p := steady(n)
+	for t := 0; t+3 < n; t += 2 {
 		p.Copies = append(p.Copies, Copy{Start: t, At: t + 3, Rank: int64(t), Time: 1.5})
 	}
 	b, err := NewBase(p)
 	require.NoError(t, err)
-	nch := b.nch // 16: 15 of 64 ops, one of 40 and checkpoint 1000
-	require.Equal(t, 16, nch)
+	nch := b.nch
+	require.Equal(t, n/chunkLen+1, nch)
+	require.Len(t, b.groups, 3)
 
-	// Op 200 (chunk 3) lasting 3 instead of 1 shifts every later op by 2:
-	// chunks 0-2 stay as they are, chunk 3 is simulated, chunks 4-15 are
-	// b's, offset by 2.
+	// Op 200 lasting 3 instead of 1 shifts every later op by 2: the
+	// chunks before op 200's stay as they are, op 200's is simulated, the
+	// later ones are b's, offset by 2: those in op 200's group each, the
+	// later groups as a whole.
+	c200 := 200 >> chunkShift
 	d, err := b.Derive(&Change{Ops: []OpChange{{T: 200, Compute: 3}}})
 	require.NoError(t, err)
 	assert.Equal(t, b.Cost()+2, d.Cost())
 	for k := range nch {
 		switch {
-		case k == 3:
+		case k == c200:
 			assert.NotSame(t, ckOf(b, k).ck, ckOf(d, k).ck, "chunk %d", k)
 			assert.NotSame(t, b.prog(k), d.prog(k), "chunk %d", k)
 			assert.Zero(t, ckOf(d, k).off)
-		case k < 3:
+		case k < c200:
 			assert.Equal(t, ckOf(b, k), ckOf(d, k), "chunk %d", k)
 			assert.Same(t, b.prog(k), d.prog(k), "chunk %d", k)
 		default:
@@ -205,19 +209,23 @@ func TestDeriveShares(t *testing.T) {
 			assert.Same(t, b.prog(k), d.prog(k), "chunk %d", k)
 		}
 	}
+	assert.NotSame(t, b.groups[0].g, d.groups[0].g)
+	for gi := 1; gi < 3; gi++ {
+		assert.Equal(t, groupRef{b.groups[gi].g, 2}, d.groups[gi], "group %d", gi)
+	}
 	want, err := NewBase(d.Program())
 	require.NoError(t, err)
 	requireSameBase(t, want, d, "op 200")
 
-	// Moving the copy issued at op 500 (chunk 7) for op 503 to op 501:
-	// issued at R = 503 instead of 502, it ends at 504.5, before op 503
-	// starts at 505, and so does the next copy (issued at 504, it begins
-	// at 504.5 and ends at 506, for op 505 at 507). From op 504 on the
-	// state is d's, so only chunk 7 is simulated.
+	// Moving the copy issued at op 500 for op 503 to op 501: issued at
+	// R = 503 instead of 502, it ends at 504.5, before op 503 starts at
+	// 505, and so does the next copy (issued at 504, it begins at 504.5
+	// and ends at 506, for op 505 at 507). From op 504 on the state is
+	// d's, so only op 500's chunk is simulated.
 	e, err := d.Derive(&Change{Removed: []CopyKey{{Start: 500, At: 503, Rank: 500}}, Added: []Copy{{Start: 501, At: 503, Rank: 500, Time: 1.5}}})
 	require.NoError(t, err)
 	for k := range nch {
-		if k == 7 {
+		if k == 500>>chunkShift {
 			assert.NotSame(t, ckOf(d, k).ck, ckOf(e, k).ck, "chunk %d", k)
 			continue
 		}
@@ -240,7 +248,7 @@ func TestDeriveShares(t *testing.T) {
 
 // A change near the end: the last chunk holds checkpoint n.
 func TestDeriveAtTheEnd(t *testing.T) {
-	for _, n := range []int{1, 63, 64, 65, 128, 130} {
+	for _, n := range []int{1, chunkLen - 1, chunkLen, chunkLen + 1, 2 * chunkLen, 2*chunkLen + 2} {
 		p := steady(n)
 		b, err := NewBase(p)
 		require.NoError(t, err)

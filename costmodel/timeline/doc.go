@@ -98,11 +98,11 @@
 // # Deriving a base
 //
 // The search keeps a beam of states, and each state in it needs a Base of
-// its own to price its children. NewBase costs O(n) (13-15 ms at 100,000
-// ops); Derive builds the base of a changed program in O(window + K + n/KG)
-// time and memory (K, G below), sharing the rest with the parent.
+// its own to price its children. NewBase costs O(n) (14-15 ms at 100,000
+// ops); Derive builds the base of a changed program in O(window + K + G +
+// n/(K·G)) time and memory (K, G below), sharing the rest with the parent.
 //
-// Chunks. A Base holds its program and checkpoints in chunks of K = 64 ops:
+// Chunks. A Base holds its program and checkpoints in chunks of K = 32 ops:
 // a chunk's program (per op c(t) and m(t), and the copies issued at its ops
 // in issue order) and its checkpoints (R, the sorted clamped channel ends,
 // the latest end in flight, and the in-flight runs). Each chunk is
@@ -112,7 +112,7 @@
 // order; every lane ascends by end, so the in-flight copies before each of
 // its ops are a run per lane, stored as two int32 per lane. Chunks are
 // immutable and shared by every base whose program and canonical state
-// agree there. Chunks are held in groups of G = 16 (1,024 ops); a base is
+// agree there. Chunks are held in groups of G = 32 (1,024 ops); a base is
 // a table of groups, n/1,024 entries.
 //
 // Offsets. A chunk's times are stored less an offset: a base reads a time
@@ -134,7 +134,7 @@
 //     has rejoined with shift δ, the chunks up to the next touched one are
 //     the parent's with δ added to their offsets: a group wholly in that
 //     range keeps the parent's group and adds δ to the group's offset, a
-//     group in part gets a copy of its 16 chunk entries with δ added to
+//     group in part gets a copy of its 32 chunk entries with δ added to
 //     those in the range. If a touched chunk is left, Derive loads the
 //     parent's checkpoint there, shifted by δ, and goes on;
 //  3. takes the cost as Reprice does: the parent's plus δ, or the
@@ -158,16 +158,16 @@
 // added with the new Start.
 //
 // Memory. A base built by NewBase holds about (n+1)·(44 + 16·C) bytes plus
-// 44 bytes per copy (measured: 1.09 MB for 10,000 ops, 5,000 copies, two
+// 44 bytes per copy (measured: 1.12 MB for 10,000 ops, 5,000 copies, two
 // channels).
 // A derived base holds its group table (16 bytes a group), the groups it
-// copied (384 bytes each) and the chunks it simulated (about 5 KB for 64 ops
+// copied (768 bytes each) and the chunks it simulated (about 3 KB for 32 ops
 // with two channels), and references the rest, never its parent: when the
 // parent is dropped, whatever only the parent used is garbage. A chain of
 // 10,000 derives on a 10,000-op program, keeping only the last base, keeps
-// 1.08 MB alive, what a base built from scratch for the same program holds
+// 1.12 MB alive, what a base built from scratch for the same program holds
 // (BenchmarkDeriveChain, retained-B against fresh-B); each derive
-// simulated 1.01 chunks on average (TestDeriveChainStaysSmall).
+// simulated 1.02 chunks on average (TestDeriveChainStaysSmall).
 //
 // # Floating point
 //
@@ -201,7 +201,7 @@
 // that still shows in it: it grows at most linearly with the chain's
 // length. Chains of up to 50 derives on random programs stay within 1e-12
 // of NewBase checkpoint for checkpoint (TestDeriveChainMatchesNewBase);
-// after 10,000 derives on 10,000 ops R differs by at most 5.3e-16 of the
+// after 10,000 derives on 10,000 ops R differs by at most 8e-16 of the
 // cost (TestDeriveChainStaysSmall).
 //
 // # Cost, measured
@@ -210,33 +210,45 @@
 // machine, shared with other jobs: the range over three runs. Two channels,
 // 0.5 copies per op, windows up to 4 ops (a third with Start == At):
 //
-//	Simulate                  1k ops 8.4-9.3 µs, 10k 88-91 µs, 100k 1.4-1.5 ms; no allocation
-//	NewBase                   1k ops 0.15-0.20 ms, 10k 1.6 ms, 100k 13-15 ms; 115 bytes per op
+//	Simulate                  1k ops 7.5-9.4 µs, 10k 82-83 µs, 100k 1.1-1.5 ms; no allocation
+//	NewBase                   1k ops 0.14-0.22 ms, 10k 1.6-1.8 ms, 100k 14-15 ms; 118-121 bytes per op
 //	Reprice, 1k ops           an op's memory time   a moved copy   mean (max) ops simulated
-//	  compute-bound           0.07-0.08 µs          0.17-0.27 µs   1.0 (2), 2.2 (5)
-//	  memory-bound            0.08-0.17 µs          0.20-0.28 µs   1.1 (3), 2.3 (5)
-//	  DMA-bound (62% stall)   0.09-0.10 µs          0.27-0.28 µs   1.4 (8), 4.6 (13)
-//	  deep prefetch           1.0-1.1 µs            4.1-6.1 µs     20 (241), 90 (254)
+//	  compute-bound           0.07-0.08 µs          0.17 µs        1.0 (2), 2.2 (5)
+//	  memory-bound            0.07 µs               0.17-0.19 µs   1.1 (3), 2.3 (5)
+//	  DMA-bound (62% stall)   0.09-0.10 µs          0.26-0.27 µs   1.4 (8), 4.6 (13)
+//	  deep prefetch           1.0-1.2 µs            4.2-4.3 µs     20 (241), 90 (254)
 //	Derive                    1k ops      10k ops     100k ops    bytes per call   chunks simulated
-//	  compute-bound, op       10-18 µs    12-33 µs    8-12 µs     6.0-7.8 KB       1.0
-//	  compute-bound, move     19-24 µs    21-24 µs    9-13 µs     6.7-8.6 KB       1.05-1.07
-//	  deep prefetch, op       29-35 µs    21-28 µs    11-12 µs    7.1-9.3 KB       1.2-1.3
-//	  deep prefetch, move     36-59 µs    42-49 µs    22-33 µs    14-16 KB         2.3-2.4
-//	Derive chain              10,000 derives on 10k ops: 0.10-0.17 s (10-17 µs each)
+//	  compute-bound, op       4.1-5.7 µs  6.6-9.0 µs  5.2-7.3 µs  3.8-5.7 KB       1.0
+//	  compute-bound, move     9.5-10 µs   7.2-8.0 µs  5.8-7.6 µs  4.4-6.2 KB       1.1
+//	  deep prefetch, op       11-14 µs    10-11 µs    7.8-11 µs   5.0-7.1 KB       1.5-1.6
+//	  deep prefetch, move     34-40 µs    19-23 µs    20-23 µs    11-13 KB         3.8
+//	Derive chain              10,000 derives on 10k ops: 0.15-0.19 s, with drawing the changes
 //
 // No Reprice allocates. The steps do not grow with n: at 100k ops they are
-// the same, and the time 0.16-2.4 µs outside deep prefetch (more cache
-// misses, more noise). "Deep prefetch" is the hard case: every copy issued
-// 16 to 64 ops ahead and the channels busy 88% of the time, so ops rarely
-// stall; a retimed op then moves R but not the copies in flight, and the
-// states differ, genuinely, until an op stalls in one of the programs.
+// the same, and the time 0.13-1.3 µs outside deep prefetch, 2.3-6.2 µs in
+// it (more cache misses, more noise). "Deep prefetch" is the hard case:
+// every copy issued 16 to 64 ops ahead and the channels busy 88% of the
+// time, so ops rarely stall; a retimed op then moves R but not the copies
+// in flight, and the states differ, genuinely, until an op stalls in one
+// of the programs.
 //
-// Derive's time is the chunks it simulates (about 2 µs for 64 ops) plus
-// its allocation, 6-16 KB a call; it does not grow with n (the group table
-// is 1.6 KB at 100k ops, against 37 KB for a flat table of chunks, which
-// was measured at 47 KB and 18 µs a call). Smaller programs measure
-// slower only because their heap is small, so the collector runs more
-// often for the same allocation.
+// Derive's time is the chunks it simulates (1-2 µs for 32 ops, more in
+// deep prefetch, where more copies are in flight) plus its allocation,
+// 4-13 KB a call, and the collection of it; it does not grow with n (the
+// group table is 1.6 KB at 100k ops). Smaller programs measure slower
+// only because their heap is small, so the collector runs more often for
+// the same allocation. The sizes were chosen by measuring Derive at 100k
+// ops (µs for an op change in the compute-bound and a moved copy in the
+// deep-prefetch regime, bytes for the latter) and the heap of a base of
+// 10k ops:
+//
+//	K = 16    5.2 µs   17 µs (6.4 chunks)    16 KB   1.37 MB
+//	K = 32    5.7-7.1  19-22 (3.8)           14      1.12
+//	K = 64    9.6      24-25 (2.4)           16      1.09
+//	K = 128   10-17    26-29 (1.7)           20
+//
+// A flat table of chunks instead of groups (K = 64) was O(n/K) a call:
+// 47 KB and 18 µs at 100k ops.
 //
 // # Alternatives
 //

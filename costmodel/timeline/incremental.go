@@ -46,7 +46,7 @@ type Change struct {
 
 // Base is a simulated program kept for re-pricing changes to it: the
 // canonical state before every op (the package doc says what that is and
-// why it suffices), in chunks of 64 ops that bases derived from it share.
+// why it suffices), in chunks of 32 ops that bases derived from it share.
 // A Base is immutable, so Reprice and Derive may run concurrently on one
 // Base, each Reprice with its own Scratch.
 type Base struct {
