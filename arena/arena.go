@@ -32,7 +32,6 @@ package arena
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/hieropt/hieropt/internal/registry"
@@ -69,7 +68,11 @@ func Lookup(name string) (Planner, bool) { return planners.Lookup(name) }
 func Names() []string { return planners.Names() }
 
 func init() {
-	planners.MustRegister(Seed000{}, Seed001{}, Seed004{}, Pack{})
+	for _, p := range []Planner{Seed000{}, Seed001{}, Seed004{}, Pack{}} {
+		if err := Register(p); err != nil {
+			panic(err)
+		}
+	}
 }
 
 // Peak returns the arena size the offsets need.
@@ -99,31 +102,6 @@ func MaxLive(iv []Interval) int64 {
 		best = max(best, cur)
 	}
 	return best
-}
-
-// Check reports the first pair of intervals alive at a common timestep
-// whose ranges overlap, or a misaligned offset.
-func Check(iv []Interval, off []int64) error {
-	idx := make([]int, len(iv))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool { return iv[idx[a]].First < iv[idx[b]].First })
-	for x, i := range idx {
-		if iv[i].Align > 0 && off[i]%iv[i].Align != 0 {
-			return fmt.Errorf("interval %d at %d is not aligned to %d", i, off[i], iv[i].Align)
-		}
-		for _, j := range idx[x+1:] {
-			if iv[j].First > iv[i].Last {
-				break
-			}
-			if off[i] < off[j]+iv[j].Size && off[j] < off[i]+iv[i].Size {
-				return fmt.Errorf("intervals %d [%d,%d] at [%d,%d) and %d [%d,%d] at [%d,%d) overlap",
-					i, iv[i].First, iv[i].Last, off[i], off[i]+iv[i].Size, j, iv[j].First, iv[j].Last, off[j], off[j]+iv[j].Size)
-			}
-		}
-	}
-	return nil
 }
 
 // Intervals returns the blocks of p as intervals with their footprints and

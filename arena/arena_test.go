@@ -45,7 +45,7 @@ func TestSeed000Example(t *testing.T) {
 	off := arena.Seed000{}.Offsets(iv)
 	assert.Equal(t, []int64{0, 2048, 4096, 0, 4096, 0}, off)
 	assert.Equal(t, int64(5120), arena.Peak(iv, off))
-	require.NoError(t, arena.Check(iv, off))
+	require.NoError(t, check(iv, off))
 }
 
 // TestTFLiteExample: the TFLite paper's 8 tensors, (first,last,size):
@@ -53,7 +53,7 @@ func TestSeed000Example(t *testing.T) {
 func TestTFLiteExample(t *testing.T) {
 	iv := []arena.Interval{{0, 1, 32, 1}, {1, 4, 28, 1}, {2, 5, 36, 1}, {3, 5, 16, 1}, {4, 5, 8, 1}, {5, 7, 64, 1}, {6, 8, 10, 1}, {7, 8, 40, 1}}
 	off := arena.Seed004{}.Offsets(iv)
-	require.NoError(t, arena.Check(iv, off))
+	require.NoError(t, check(iv, off))
 	assert.Equal(t, int64(124), arena.Peak(iv, off))
 }
 
@@ -67,13 +67,13 @@ func TestPackReachesTheOptimum(t *testing.T) {
 	require.True(t, ok)
 	iv := seed000Intervals(t)
 	off := pl.Offsets(iv)
-	require.NoError(t, arena.Check(iv, off))
+	require.NoError(t, check(iv, off))
 	assert.Equal(t, int64(5120), arena.Peak(iv, off))
 	assert.Equal(t, int64(5120), arena.MaxLive(iv))
 
 	tfl := []arena.Interval{{0, 1, 32, 1}, {1, 4, 28, 1}, {2, 5, 36, 1}, {3, 5, 16, 1}, {4, 5, 8, 1}, {5, 7, 64, 1}, {6, 8, 10, 1}, {7, 8, 40, 1}}
 	off = pl.Offsets(tfl)
-	require.NoError(t, arena.Check(tfl, off))
+	require.NoError(t, check(tfl, off))
 	assert.Equal(t, int64(124), arena.Peak(tfl, off))
 	assert.Equal(t, int64(124), arena.MaxLive(tfl))
 
@@ -103,7 +103,7 @@ func TestPackDeterministic(t *testing.T) {
 	a := arena.Pack{}.Offsets(iv)
 	b := arena.Pack{}.Offsets(iv)
 	assert.Equal(t, a, b)
-	require.NoError(t, arena.Check(iv, a))
+	require.NoError(t, check(iv, a))
 	assert.LessOrEqual(t, arena.Peak(iv, a), arena.Peak(iv, arena.Seed004{}.Offsets(iv)))
 }
 
@@ -128,7 +128,7 @@ func TestRandomArenasAreValid(t *testing.T) {
 		for _, name := range arena.Names() {
 			pl, _ := arena.Lookup(name)
 			off := pl.Offsets(iv)
-			require.NoError(t, arena.Check(iv, off), "%s, case %d", name, n)
+			require.NoError(t, check(iv, off), "%s, case %d", name, n)
 			assert.GreaterOrEqual(t, arena.Peak(iv, off), live)
 		}
 	}

@@ -293,7 +293,7 @@ func TestCalibrateProfileWithBase(t *testing.T) {
 	require.NoError(t, err)
 	base, err := hw.Parse("base.yaml", []byte(baseYAML))
 	require.NoError(t, err)
-	p, err := ProfileFrom(fits, base, "tuned-box", "samples.csv")
+	p, err := Profile(fits, base, "tuned-box", "samples.csv")
 	require.NoError(t, err)
 
 	var buf bytes.Buffer
@@ -322,7 +322,7 @@ func TestCalibrateProfileWithBase(t *testing.T) {
 	rev := *base
 	rev.Levels = slices.Clone(base.Levels)
 	slices.Reverse(rev.Levels)
-	p, err = Profile(fits, &rev, "")
+	p, err = Profile(fits, &rev, "", "")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"DRAM", "L3", "L2", "L1"}, p.LevelNames())
 	assert.Equal(t, DefaultName, p.Name)
@@ -330,11 +330,11 @@ func TestCalibrateProfileWithBase(t *testing.T) {
 	// Level names must match one for one.
 	short := *base
 	short.Levels = base.Levels[:3]
-	_, err = Profile(fits, &short, "x")
+	_, err = Profile(fits, &short, "x", "")
 	assert.EqualError(t, err, `hardware profile "my-box": has no level "DRAM" (it has L1, L2, L3): the base's level names must match the samples'`)
 	other, err := profiles.Get("cpu-sapphire-rapids")
 	require.NoError(t, err)
-	_, err = Profile(fits, other, "x")
+	_, err = Profile(fits, other, "x", "")
 	assert.EqualError(t, err, `hardware profile "cpu-sapphire-rapids": level "L1D": no samples for this level (the samples have L1, L2, L3, DRAM): the base's level names must match`)
 }
 
@@ -357,7 +357,7 @@ func TestCalibrateProfileWithoutBase(t *testing.T) {
 	assert.Contains(t, buf.String(), "name: here\n")
 
 	// This machine's caches (whatever they are) also make a valid profile.
-	_, err = Profile(fits, nil, "x")
+	_, err = Profile(fits, nil, "x", "")
 	require.NoError(t, err)
 
 	// A level calibrate does not know has no capacity without a base.
@@ -369,11 +369,11 @@ func TestCalibrateProfileWithoutBase(t *testing.T) {
 	}
 	fits, err = Fit(s)
 	require.NoError(t, err)
-	_, err = Profile(fits, nil, "x")
+	_, err = Profile(fits, nil, "x", "")
 	assert.EqualError(t, err, `samples: level "HBM": no capacity known for this level (calibrate knows L1, L2, L3, DRAM): give a base profile that has it`)
 
 	// Both directions are needed.
-	_, err = Profile(fits[:1], nil, "x")
+	_, err = Profile(fits[:1], nil, "x", "")
 	assert.EqualError(t, err, `samples: level "HBM": no "out" samples: a profile needs both directions of every level`)
 }
 
@@ -418,7 +418,7 @@ func TestCalibrateWriteProfileTimeline(t *testing.T) {
 			"time_unit: "+unit+"\ncost_model: timeline\ncompute: {macs_per_unit: 16}\ndma: {channels: 2}\n", 1),
 			"alignment: 128,", "alignment: 128, read_only: true,", 1)))
 		require.NoError(t, err)
-		p, err := ProfileFrom(fits, base, "tuned", "s.csv")
+		p, err := Profile(fits, base, "tuned", "s.csv")
 		require.NoError(t, err)
 		assert.Equal(t, "timeline", p.CostModel)
 		assert.Equal(t, hw.DMA{Channels: 2}, p.DMA)

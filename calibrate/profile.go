@@ -27,15 +27,10 @@ const DefaultName = "calibrated"
 // must match the fitted levels one for one. Without, the levels are in the
 // order of the fits (LevelOrder first), with the capacities of this
 // machine's caches (ReadCaches; DRAMCapacity for DRAM) and alignment 64.
-// The description says how the profile was made, with R² per level,
-// wrapped at 96 columns. The profile passes hw.Profile.Validate.
-func Profile(fits []LinkFit, base *hw.Profile, name string) (*hw.Profile, error) {
-	return ProfileFrom(fits, base, name, "")
-}
-
-// ProfileFrom is Profile whose description names the samples file the
-// fits came from.
-func ProfileFrom(fits []LinkFit, base *hw.Profile, name, samplesFile string) (*hw.Profile, error) {
+// The description says how the profile was made, with R² per level, and
+// names samplesFile, the file the fits came from ("" names none), wrapped
+// at 96 columns. The profile passes hw.Profile.Validate.
+func Profile(fits []LinkFit, base *hw.Profile, name, samplesFile string) (*hw.Profile, error) {
 	return buildProfile(fits, base, name, samplesFile, ReadCaches())
 }
 

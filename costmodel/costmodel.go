@@ -77,7 +77,11 @@ func Names() []string { return models.Names() }
 func Models() []Model { return models.Entries() }
 
 func init() {
-	models.MustRegister(Seed003{}, VelaDMA{})
+	for _, m := range []Model{Seed003{}, VelaDMA{}} {
+		if err := Register(m); err != nil {
+			panic(err)
+		}
+	}
 }
 
 // Total returns the cost of a complete layout: the sum of BlockCost over the

@@ -46,13 +46,9 @@ func (a *app) loadWorkload(arg string) (*workload.Program, string, error) {
 	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
 		a.noteLoading(arg, st.Size())
 	}
-	data, err := os.ReadFile(arg)
+	p, err := workload.ReadFile(arg)
 	if err == nil {
-		p, err := workload.Parse(arg, data)
-		if err == nil {
-			err = a.checkProgramSize(workload.DocName(arg), p)
-		}
-		return p, workload.DocName(arg), err
+		return p, workload.DocName(arg), a.checkProgramSize(workload.DocName(arg), p)
 	}
 	if errors.Is(err, fs.ErrNotExist) && isBuiltinName(arg) {
 		if _, ok := workloads.JSON(arg); ok {
@@ -61,7 +57,7 @@ func (a *app) loadWorkload(arg string) (*workload.Program, string, error) {
 		}
 		return nil, "", inputerr.New(workload.DocName(arg), "", "no such file and no built-in workload of that name (built-ins: %s)", strings.Join(workloads.Names(), ", "))
 	}
-	return nil, "", &inputerr.Error{Doc: workload.DocName(arg), Rule: "cannot read: " + errorText(err), Err: err}
+	return nil, "", err // cannot read the file, or it breaks FORMATS.md
 }
 
 // loadProfile reads a profile from a file, stdin ("-") or the built-ins.

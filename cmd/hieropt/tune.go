@@ -86,7 +86,7 @@ func (a *app) tune(o *tuneOptions, file string) error {
 	if err != nil {
 		return renameDoc(err, calibrate.DocName(file))
 	}
-	p, err := calibrate.ProfileFrom(fits, base, o.Name, file)
+	p, err := calibrate.Profile(fits, base, o.Name, file)
 	if err != nil {
 		return renameDoc(err, calibrate.DocName(file))
 	}
