@@ -260,6 +260,13 @@ func (a *app) optimize(o *optimizeOptions, s *hieropt.Settings) error {
 	tm := newTiming(start, s.TimeLimit)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// An output that cannot be written is refused now, not after the
+	// search.
+	for _, out := range []string{o.Output, o.Report} {
+		if err := checkOutput(out); err != nil {
+			return err
+		}
+	}
 	prog, prof, doc, err := a.loadDocuments(o.Workload, o.HW)
 	if err != nil {
 		return err

@@ -22,7 +22,9 @@ package main
 //     creating or truncating, and written directly: /dev/null stays
 //     /dev/null, and the reader of a FIFO gets the output. Opening a FIFO
 //     waits for its reader.
-//   - A directory or a socket: an error (exit 2) naming the path.
+//   - A directory or a socket, or a new file in a directory that does not
+//     exist: an error (exit 2) naming the path. optimize checks its
+//     outputs so before it plans (checkOutput).
 //
 // The output is produced in memory first, so a command that fails while
 // producing it touches nothing, and the temporary file exists only while
@@ -109,6 +111,9 @@ func resolveOutput(path string) (*outputTarget, error) {
 		if err != nil {
 			return nil, writeError(path, err)
 		}
+		if err := checkDir(path, filepath.Dir(end)); err != nil {
+			return nil, err
+		}
 		t.path = end
 		return t, nil
 	}
@@ -136,6 +141,33 @@ func resolveOutput(path string) (*outputTarget, error) {
 	}
 	t.path, t.exists, t.perm = end, true, fi.Mode().Perm()
 	return t, nil
+}
+
+// checkDir reports, naming the output path, that dir, where the output
+// path's file would be created, does not exist or is not a directory.
+func checkDir(path, dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &exitError{exitInput, fmt.Errorf("cannot write %s: directory %s does not exist", path, dir)}
+	case err != nil:
+		return writeError(path, err)
+	case !fi.IsDir():
+		return &exitError{exitInput, fmt.Errorf("cannot write %s: %s is not a directory", path, dir)}
+	}
+	return nil
+}
+
+// checkOutput rejects an output path that cannot be written (a directory,
+// a socket, a file in a directory that does not exist), so that a command
+// can refuse it before its work rather than after. "" (no output) and "-"
+// pass.
+func checkOutput(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	_, err := resolveOutput(path)
+	return err
 }
 
 // linkEnd follows path while it is a symbolic link and returns the name

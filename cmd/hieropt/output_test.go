@@ -423,3 +423,48 @@ func TestSignalDuringFIFOWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestOptimizeChecksOutputsFirst: an -o or --report that cannot be written
+// (a directory, a file in a directory that does not exist, a file under a
+// regular file) is refused before planning: exit 2 and one line naming the
+// path, without the search's "searching" line or the summary that a refusal
+// at writing time came after, and nothing written.
+func TestOptimizeChecksOutputsFirst(t *testing.T) {
+	args := []string{"optimize", "--workload", "seed000-example", "--hw", "ethos-u55"}
+	for _, tc := range []struct {
+		name string
+		flag string
+		path func(dir string) string
+		want func(dir string) string
+	}{
+		{"-o directory", "-o", func(dir string) string { return dir },
+			func(dir string) string { return "cannot write " + dir + ": it is a directory" }},
+		{"-o missing directory", "-o", func(dir string) string { return filepath.Join(dir, "no", "plan.json") },
+			func(dir string) string {
+				return "cannot write " + filepath.Join(dir, "no", "plan.json") + ": directory " + filepath.Join(dir, "no") + " does not exist"
+			}},
+		{"-o under a file", "-o", func(dir string) string { return filepath.Join(dir, "file", "plan.json") },
+			func(dir string) string {
+				return "cannot write " + filepath.Join(dir, "file", "plan.json") + ": not a directory"
+			}},
+		{"--report missing directory", "--report", func(dir string) string { return filepath.Join(dir, "no", "r.html") },
+			func(dir string) string {
+				return "cannot write " + filepath.Join(dir, "no", "r.html") + ": directory " + filepath.Join(dir, "no") + " does not exist"
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "file"), nil, 0o644))
+			extra := []string{tc.flag, tc.path(dir)}
+			if tc.flag == "--report" {
+				extra = append(extra, "-o", filepath.Join(dir, "plan.json"))
+			}
+			r := runCLI(t, "", append(args, extra...)...)
+			assert.Equal(t, exitInput, r.code, r.stderr)
+			assert.Equal(t, "hieropt: "+tc.want(dir)+"\n", r.stderr)
+			ents, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			require.Len(t, ents, 1, "only the file the test made")
+		})
+	}
+}
