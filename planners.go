@@ -283,7 +283,7 @@ type nonePlanner struct{}
 
 func (nonePlanner) Name() string { return "none" }
 func (nonePlanner) Doc() string {
-	return "no planning: every block in the slowest level for its whole life (a baseline)"
+	return "no planning: every block in the slowest level it may use (constants in the slowest, the others in the slowest writable one) for its whole life (a baseline)"
 }
 
 func (n nonePlanner) plan(r *run, _, whole context.Context) (string, error) {
@@ -296,5 +296,5 @@ func (n nonePlanner) plan(r *run, _, whole context.Context) (string, error) {
 		return "", err
 	}
 	r.lay, r.cost = lay, costmodel.Total(r.model, r.p, lay)
-	return "none: every block in " + r.p.HW.Levels[r.p.Levels()-1].Name, nil
+	return "none: " + baseline.DescribeNoPlanning(r.p), nil
 }

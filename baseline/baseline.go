@@ -52,6 +52,31 @@ func NoPlanning(p *state.Problem) (*state.Layout, error) {
 	return lay, nil
 }
 
+// DescribeNoPlanning says where NoPlanning puts the blocks of p, for the
+// plan document's planner field: "every block in SLOW"; where the slowest
+// level is read-only, "constants in SLOW, the other blocks in W (SLOW is
+// read-only)", W the slowest writable level ("every block in W (...)"
+// without constants).
+func DescribeNoPlanning(p *state.Problem) string {
+	slow := p.Levels() - 1
+	other, inSlow := slow, false
+	for b := 0; b < p.Blocks(); b++ {
+		if l := slowestWritable(p, b); l != slow {
+			other = l
+		} else {
+			inSlow = true
+		}
+	}
+	name := p.HW.Levels[slow].Name
+	switch {
+	case other == slow:
+		return "every block in " + name
+	case !inSlow:
+		return fmt.Sprintf("every block in %s (%s is read-only)", p.HW.Levels[other].Name, name)
+	}
+	return fmt.Sprintf("constants in %s, the other blocks in %s (%s is read-only)", name, p.HW.Levels[other].Name, name)
+}
+
 // slowestWritable returns the slowest level block b may be placed in as
 // far as FORMATS.md rule 7 goes: the slowest level for a constant, the
 // slowest writable level for any other block (Bind makes sure there is

@@ -1,13 +1,17 @@
 package baseline_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/baseline"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/workload"
 )
 
 // TestCache walks a tiny program through the LRU cache. FAST holds 100 B
@@ -114,4 +118,45 @@ func TestReadOnlyLevel(t *testing.T) {
 	assert.Equal(t, 190.0, r.Cost)
 	assert.Equal(t, 2, r.Bypassed)
 	assert.Equal(t, 1, r.Hits)
+}
+
+// TestDescribeNoPlanning: the none planner's description says where no
+// planning puts the blocks. Over a read-only slowest level (FORMATS.md rule
+// 7) only the constants go there and the other blocks to the slowest
+// writable level; the plan document says so (it said "every block in
+// SLOW" whatever the level).
+func TestDescribeNoPlanning(t *testing.T) {
+	levels := func(ro bool) *hw.Profile {
+		return testprog.Profile("hw",
+			testprog.Level{Name: "FAST", Capacity: 1000, Align: 1, Latency: 1, Bandwidth: 10},
+			testprog.Level{Name: "MID", Capacity: 1000, Align: 1, Latency: 5, Bandwidth: 4},
+			testprog.Level{Name: "SLOW", Capacity: 1000, Align: 1, Latency: 10, Bandwidth: 1, ReadOnly: ro})
+	}
+	withConst := testprog.New("p", 2).
+		Block("w", 60, "constant", 0, 1, testprog.Reads(1)).
+		Block("a", 60, "activation", 0, 1, testprog.Reads(1)).
+		Program()
+	noConst := testprog.New("q", 2).
+		Block("a", 60, "activation", 0, 1, testprog.Reads(1)).
+		Program()
+	for _, tc := range []struct {
+		prog *workload.Program
+		ro   bool
+		want string
+	}{
+		{withConst, false, "every block in SLOW"},
+		{withConst, true, "constants in SLOW, the other blocks in MID (SLOW is read-only)"},
+		{noConst, true, "every block in MID (SLOW is read-only)"},
+	} {
+		p := testprog.Bind(tc.prog, levels(tc.ro))
+		assert.Equal(t, tc.want, baseline.DescribeNoPlanning(p))
+		r, err := hieropt.Plan(context.Background(), tc.prog, levels(tc.ro), &hieropt.Settings{Planner: "none"})
+		require.NoError(t, err)
+		assert.Equal(t, "none: "+tc.want, r.Plan.Planner)
+		lay, err := baseline.NoPlanning(p)
+		require.NoError(t, err)
+		for b, segs := range lay.Segs {
+			assert.Contains(t, tc.want, p.HW.Levels[segs[0].Level].Name, "block %q", p.Block(b).Name)
+		}
+	}
 }
