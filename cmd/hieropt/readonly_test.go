@@ -42,3 +42,19 @@ func TestOptimizeReadOnlyLevel(t *testing.T) {
 	assert.Equal(t, `hieropt: workload "seed000-example" cannot fit hardware profile "two-level-ro": at timestep 2 its live blocks other than constants need at least 5120 B but the writable levels hold 4096 B in total (FAST 4096 B; read-only SLOW holds constants only); largest live blocks: "op0.out" (2048 B), "op1.out" (2048 B), "op2.out" (1024 B)`, lines[len(lines)-1])
 	assert.NoFileExists(t, out2)
 }
+
+// TestSummaryWritableLevels: the summary's max-live line counts what blocks
+// other than constants can use apart from the read-only levels: on
+// two-level-ro (FAST 5120 B over a read-only SLOW of 1 MiB) the levels hold
+// 1.0 MiB + 5.0 KiB, the writable ones 5.0 KiB, which is the figure the
+// seed-000 example's max-live (5120 B) must fit. A profile without a
+// read-only level keeps the one figure.
+func TestSummaryWritableLevels(t *testing.T) {
+	r := runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "two-level-ro.yaml"), "--no-search")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "max-live   5120 B (in-place aware 5120 B) at timestep 2: no plan keeps fewer bytes live; "+
+		"the levels hold 1.0 MiB; the writable levels, for blocks other than constants, 5.0 KiB\n")
+	r = runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "two-level-5k.yaml"), "--no-search")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "no plan keeps fewer bytes live; the levels hold 1.0 MiB\n")
+}

@@ -71,12 +71,8 @@ func (s *summary) write(w io.Writer) {
 	if s.fallback != nil {
 		fmt.Fprintf(w, "initial    %s\n", fallbackLine(p, s.fallback, s.plan.Cost.Initial, unit))
 	}
-	var total int64
-	for _, lv := range p.HW.Levels {
-		total += lv.Capacity
-	}
-	fmt.Fprintf(w, "max-live   %d B (in-place aware %d B) at timestep %d: no plan keeps fewer bytes live; the levels hold %s\n",
-		st.MaxLive, st.MaxLiveInPlace, st.MaxLiveAt, fmtBytes(total))
+	fmt.Fprintf(w, "max-live   %d B (in-place aware %d B) at timestep %d: no plan keeps fewer bytes live; %s\n",
+		st.MaxLive, st.MaxLiveInPlace, st.MaxLiveAt, levelsHold(p.HW))
 	width := len("level")
 	for _, lv := range p.HW.Levels {
 		width = max(width, len(lv.Name))
@@ -131,6 +127,23 @@ func (s *summary) write(w io.Writer) {
 		where = s.output
 	}
 	fmt.Fprintf(w, "plan       %s: %d placements, %d transfers, valid\n", where, len(s.plan.Placements), len(s.plan.Transfers))
+}
+
+// levelsHold says how many bytes the levels hold: "the levels hold X", and
+// where some are read-only (constants only, FORMATS.md rule 7), what the
+// other blocks can use: "; the writable levels hold Y".
+func levelsHold(prof *hw.Profile) string {
+	var total, writable int64
+	for _, lv := range prof.Levels {
+		total += lv.Capacity
+		if !lv.ReadOnly {
+			writable += lv.Capacity
+		}
+	}
+	if writable == total {
+		return "the levels hold " + fmtBytes(total)
+	}
+	return fmt.Sprintf("the levels hold %s; the writable levels, for blocks other than constants, %s", fmtBytes(total), fmtBytes(writable))
 }
 
 func pct(a, b float64) float64 {
