@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/internal/tlgen"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/verify"
 	"github.com/hieropt/hieropt/workload"
@@ -525,257 +526,10 @@ func TestTimelineCostByHand(t *testing.T) {
 	}
 }
 
-// tlGen makes random timeline plans that are valid by construction: a
-// random program and profile, a plan of the default model that places
-// every block segment by segment where the space is free over the
-// segment's timesteps (busy), and then the timeline's additions: each copy
-// an earliest feasible start (earliest) and a random start from it to at,
-// and each constant outside its home a load (with a random feasible start)
-// or residency (where its range is free over the whole run).
-type tlGen struct {
-	rng  *rand.Rand
-	prog *workload.Program
-	prof *hw.Profile
-	pl   *plan.Plan
-	busy [][][][2]int64 // per level and timestep, the ranges taken
-	// earliest is, per transfer of pl, its earliest feasible start when it
-	// was chosen (the one before it was infeasible then and stays so).
-	earliest []int
-}
-
-// tlOptions shape a random plan.
-type tlOptions struct {
-	constantsHome bool // constants first placed in their home levels
-	seedOnly      bool // no starts before at, no loads (a plan of the default model)
-}
-
-const tlLevels = 3
-
-// randomTimeline returns a random valid timeline plan, or false where the
-// random blocks did not fit (the caller draws again).
-func randomTimeline(rng *rand.Rand, o tlOptions) (*tlGen, bool) {
-	g := &tlGen{rng: rng}
-	g.prof = &hw.Profile{Name: "rnd", TimeUnit: hw.Cycle, DMA: hw.DMA{Channels: rng.IntN(4)}}
-	if rng.IntN(2) == 0 {
-		g.prof.Compute = &hw.Compute{MACsPerUnit: 0.5 + 8*rng.Float64()}
-		if rng.IntN(2) == 0 {
-			g.prof.Compute.OpOverhead = 20 * rng.Float64()
-		}
-	}
-	for l, caps := range []int64{512, 2048, 1 << 16} {
-		lk := func() hw.Link { return hw.Link{Latency: 1 + 30*rng.Float64(), Bandwidth: 0.25 + 8*rng.Float64()} }
-		g.prof.Levels = append(g.prof.Levels, hw.Level{Name: []string{"L0", "L1", "L2"}[l], Capacity: caps,
-			Alignment: []int64{16, 32, 64}[l], In: lk(), Out: lk(), ReadOnly: l == 2 && rng.IntN(2) == 0})
-	}
-	T := 2 + rng.IntN(7)
-	g.prog = &workload.Program{Name: "rnd"}
-	for i := range T {
-		op := workload.Op{Name: fmt.Sprintf("op%d", i)}
-		if rng.IntN(3) > 0 {
-			op.MACs = rng.Int64N(2000)
-		}
-		g.prog.Ops = append(g.prog.Ops, op)
-	}
-	n := 2 + rng.IntN(11)
-	for i := range n {
-		b := workload.Block{Name: fmt.Sprintf("b%02d", i), Size: 8 * (1 + rng.Int64N(24)), Kind: workload.Kind(rng.IntN(5))}
-		if rng.IntN(5) == 0 {
-			b.Align = 64
-		}
-		b.First = rng.IntN(T)
-		b.Last = b.First + rng.IntN(T-b.First)
-		switch b.Kind {
-		case workload.Output:
-			b.Last = T - 1
-		case workload.Scratch:
-			b.Last = b.First
-		}
-		for t := b.First; t <= b.Last; t++ {
-			if b.Kind != workload.Constant && (t == b.First || rng.IntN(3) == 0) {
-				b.Writes = append(b.Writes, t)
-			}
-			if rng.IntN(2) == 0 {
-				b.Reads = append(b.Reads, t)
-			}
-		}
-		if rng.IntN(8) == 0 {
-			l := rng.IntN(tlLevels)
-			if b.Kind == workload.Constant || !g.prof.Levels[l].ReadOnly {
-				b.Level = g.prof.Levels[l].Name
-			}
-		}
-		g.prog.Blocks = append(g.prog.Blocks, b)
-	}
-	g.pl = &plan.Plan{Workload: "rnd", Hardware: "rnd", TimeUnit: hw.Cycle, Transfers: []plan.Transfer{}}
-	g.busy = make([][][][2]int64, tlLevels)
-	for l := range g.busy {
-		g.busy[l] = make([][][2]int64, T)
-	}
-	for b := range g.prog.Blocks {
-		if !g.placeBlock(b, o) {
-			return nil, false
-		}
-	}
-	if !o.seedOnly {
-		g.pl.CostModel = verify.TimelineModel
-		g.timeline()
-	}
-	return g, true
-}
-
-func (g *tlGen) foot(b, l int) int64 {
-	a := max(g.prof.Levels[l].Alignment, g.prog.Blocks[b].Align)
-	return (g.prog.Blocks[b].Size + a - 1) / a * a
-}
-
-func (g *tlGen) home(b int) int {
-	if name := g.prog.Blocks[b].Level; name != "" {
-		return slices.IndexFunc(g.prof.Levels, func(l hw.Level) bool { return l.Name == name })
-	}
-	return tlLevels - 1
-}
-
-// free reports whether [off, off+f) of level l is free over timesteps
-// [from, to].
-func (g *tlGen) free(l int, off, f int64, from, to int) bool {
-	for t := from; t <= to; t++ {
-		for _, r := range g.busy[l][t] {
-			if off < r[1] && r[0] < off+f {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func (g *tlGen) take(l int, off, f int64, from, to int) {
-	for t := from; t <= to; t++ {
-		g.busy[l][t] = append(g.busy[l][t], [2]int64{off, off + f})
-	}
-}
-
-// placeBlock splits block b's life into up to three segments and places
-// each at a random free range of a random allowed level.
-func (g *tlGen) placeBlock(b int, o tlOptions) bool {
-	blk := &g.prog.Blocks[b]
-	cuts := []int{blk.First}
-	for t := blk.First + 1; t <= blk.Last && len(cuts) < 3; t++ {
-		if g.rng.IntN(3) == 0 {
-			cuts = append(cuts, t)
-		}
-	}
-	prevL, prevOff := -1, int64(-1)
-	for i, from := range cuts {
-		to := blk.Last
-		if i+1 < len(cuts) {
-			to = cuts[i+1] - 1
-		}
-		var levels []int
-		for l := range tlLevels {
-			switch {
-			case blk.Level != "" && g.prof.Levels[l].Name != blk.Level:
-			case blk.Kind != workload.Constant && g.prof.Levels[l].ReadOnly:
-			case i == 0 && blk.Kind == workload.Constant && o.constantsHome && l != g.home(b):
-			default:
-				levels = append(levels, l)
-			}
-		}
-		if len(levels) == 0 {
-			return false
-		}
-		l := levels[g.rng.IntN(len(levels))]
-		f, align := g.foot(b, l), max(g.prof.Levels[l].Alignment, blk.Align)
-		slots := (g.prof.Levels[l].Capacity - f) / align
-		off := int64(-1)
-		for try := 0; try < 40 && off < 0; try++ {
-			c := align * g.rng.Int64N(slots+1)
-			if g.free(l, c, f, from, to) && (l != prevL || c != prevOff) {
-				off = c
-			}
-		}
-		if off < 0 {
-			return false
-		}
-		g.take(l, off, f, from, to)
-		g.pl.Placements = append(g.pl.Placements, plan.Placement{Block: blk.Name, From: from, To: to, Level: g.prof.Levels[l].Name, Offset: off})
-		if i > 0 {
-			g.pl.Transfers = append(g.pl.Transfers, plan.Transfer{Block: blk.Name, At: from, Start: from,
-				FromLevel: g.prof.Levels[prevL].Name, FromOffset: prevOff, ToLevel: g.prof.Levels[l].Name, ToOffset: off})
-		}
-		prevL, prevOff = l, off
-	}
-	return true
-}
-
-// timeline gives the plan its starts, loads and resident constants, in a
-// random order of the blocks, each reservation made where the space is
-// free then.
-func (g *tlGen) timeline() {
-	T := len(g.prog.Ops)
-	level := func(name string) int {
-		return slices.IndexFunc(g.prof.Levels, func(l hw.Level) bool { return l.Name == name })
-	}
-	byBlock := map[string][]int{}
-	for i, p := range g.pl.Placements {
-		byBlock[p.Block] = append(byBlock[p.Block], i)
-	}
-	g.earliest = make([]int, len(g.pl.Transfers))
-	for b, blk := range g.prog.Blocks {
-		ps := byBlock[blk.Name]
-		first := g.pl.Placements[ps[0]]
-		l0 := level(first.Level)
-		if blk.Kind != workload.Constant || l0 == g.home(b) {
-			continue
-		}
-		f := g.foot(b, l0)
-		if len(ps) == 1 && g.rng.IntN(2) == 0 && (blk.First == 0 || g.free(l0, first.Offset, f, 0, blk.First-1)) &&
-			(blk.Last == T-1 || g.free(l0, first.Offset, f, blk.Last+1, T-1)) {
-			if blk.First > 0 {
-				g.take(l0, first.Offset, f, 0, blk.First-1)
-			}
-			if blk.Last < T-1 {
-				g.take(l0, first.Offset, f, blk.Last+1, T-1)
-			}
-			continue // resident
-		}
-		g.pl.Transfers = append(g.pl.Transfers, plan.Transfer{Block: blk.Name, At: blk.First, Start: blk.First,
-			FromLevel: g.prof.Levels[g.home(b)].Name, ToLevel: first.Level, ToOffset: first.Offset, Load: true})
-		g.earliest = append(g.earliest, blk.First)
-	}
-	for _, k := range g.rng.Perm(len(g.pl.Transfers)) {
-		x := &g.pl.Transfers[k]
-		b := slices.IndexFunc(g.prog.Blocks, func(blk workload.Block) bool { return blk.Name == x.Block })
-		blk := &g.prog.Blocks[b]
-		lo := 0 // the bounds of rule 8
-		if !x.Load {
-			for _, i := range byBlock[blk.Name] {
-				if p := g.pl.Placements[i]; p.To == x.At-1 {
-					lo = p.From
-				}
-			}
-			for _, w := range blk.Writes {
-				if w < x.At {
-					lo = max(lo, w+1)
-				}
-			}
-		}
-		l, f := level(x.ToLevel), g.foot(b, level(x.ToLevel))
-		s := x.At
-		for s > lo && g.free(l, x.ToOffset, f, s-1, s-1) {
-			s--
-		}
-		g.earliest[k] = s
-		x.Start = s + g.rng.IntN(x.At-s+1)
-		if x.Start < x.At {
-			g.take(l, x.ToOffset, f, x.Start, x.At-1)
-		}
-	}
-}
-
 // costOf returns pl's cost as Check recomputes it, and the report.
-func costOf(t testing.TB, g *tlGen, pl *plan.Plan) *verify.Report {
+func costOf(t testing.TB, g *tlgen.Gen, pl *plan.Plan) *verify.Report {
 	t.Helper()
-	return check(t, g.prog, g.prof, pl, nil)
+	return check(t, g.Prog, g.Prof, pl, nil)
 }
 
 // TestTimelineRandomPlans: random timeline plans, valid by construction,
@@ -790,12 +544,12 @@ func TestTimelineRandomPlans(t *testing.T) {
 	}
 	prefetches, loads, residents, broken := 0, 0, 0, 0
 	for i := 0; i < iters; {
-		g, ok := randomTimeline(rng, tlOptions{})
+		g, ok := tlgen.Random(rng, tlgen.Options{})
 		if !ok {
 			continue
 		}
 		i++
-		pl := g.pl
+		pl := g.Plan
 		rep := costOf(t, g, pl)
 		pl.Cost.Final = rep.Cost
 		rep = costOf(t, g, pl)
@@ -807,23 +561,23 @@ func TestTimelineRandomPlans(t *testing.T) {
 			case x.Start < x.At:
 				prefetches++
 			}
-			if g.earliest[k] == 0 {
+			if g.Earliest[k] == 0 {
 				continue
 			}
 			bad := clonePlan(pl)
-			bad.Transfers[k].Start = g.earliest[k] - 1
+			bad.Transfers[k].Start = g.Earliest[k] - 1
 			rep := costOf(t, g, bad)
 			rs := ruleSet(rep)
-			require.NotEmpty(t, rs, "plan %d: transfer %+v issued at %d, before its earliest feasible start %d", i, x, g.earliest[k]-1, g.earliest[k])
+			require.NotEmpty(t, rs, "plan %d: transfer %+v issued at %d, before its earliest feasible start %d", i, x, g.Earliest[k]-1, g.Earliest[k])
 			for _, r := range rs {
 				require.Contains(t, []int{6, 8, 9, 10}, r, "plan %d: %v", i, lines(rep))
 			}
 			require.NotEqual(t, []int{6}, rs, "plan %d: only the cost changed: %v", i, lines(rep))
 			broken++
 		}
-		for b, blk := range g.prog.Blocks {
+		for b, blk := range g.Prog.Blocks {
 			if blk.Kind == workload.Constant && !slices.ContainsFunc(pl.Transfers, func(x plan.Transfer) bool { return x.Block == blk.Name }) {
-				if p := pl.Placements[slices.IndexFunc(pl.Placements, func(p plan.Placement) bool { return p.Block == blk.Name })]; p.Level != g.prof.Levels[g.home(b)].Name {
+				if p := pl.Placements[slices.IndexFunc(pl.Placements, func(p plan.Placement) bool { return p.Block == blk.Name })]; p.Level != g.Prof.Levels[g.Home(b)].Name {
 					residents++
 				}
 			}
@@ -851,16 +605,16 @@ func TestTimelineGeneralisesSeed003(t *testing.T) {
 	}
 	worst := 0.0
 	for i := 0; i < iters; {
-		g, ok := randomTimeline(rng, tlOptions{constantsHome: true, seedOnly: true})
+		g, ok := tlgen.Random(rng, tlgen.Options{ConstantsHome: true, SeedOnly: true})
 		if !ok {
 			continue
 		}
 		i++
-		g.prof.Compute, g.prof.DMA.Channels = nil, rng.IntN(2) // 0 or 1: one channel
-		seed := costOf(t, g, g.pl)
-		g.pl.Cost.Final = seed.Cost
-		requireValid(t, costOf(t, g, g.pl))
-		tl := clonePlan(g.pl)
+		g.Prof.Compute, g.Prof.DMA.Channels = nil, rng.IntN(2) // 0 or 1: one channel
+		seed := costOf(t, g, g.Plan)
+		g.Plan.Cost.Final = seed.Cost
+		requireValid(t, costOf(t, g, g.Plan))
+		tl := clonePlan(g.Plan)
 		tl.CostModel = verify.TimelineModel
 		rep := costOf(t, g, tl)
 		requireValid(t, rep) // cost.final: the seed's cost, to 1e-9
@@ -874,24 +628,24 @@ func TestTimelineGeneralisesSeed003(t *testing.T) {
 	// timestep: the seed's cost (which charges nothing for that) plus each
 	// load's out(home) + in(level).
 	for i := 0; i < iters/4; {
-		g, ok := randomTimeline(rng, tlOptions{seedOnly: true})
+		g, ok := tlgen.Random(rng, tlgen.Options{SeedOnly: true})
 		if !ok {
 			continue
 		}
 		i++
-		g.prof.Compute, g.prof.DMA.Channels = nil, 1
-		seed := costOf(t, g, g.pl).Cost
-		tl := clonePlan(g.pl)
+		g.Prof.Compute, g.Prof.DMA.Channels = nil, 1
+		seed := costOf(t, g, g.Plan).Cost
+		tl := clonePlan(g.Plan)
 		tl.CostModel = verify.TimelineModel
 		extra := 0.0
-		for b, blk := range g.prog.Blocks {
+		for b, blk := range g.Prog.Blocks {
 			p := tl.Placements[slices.IndexFunc(tl.Placements, func(p plan.Placement) bool { return p.Block == blk.Name })]
-			if blk.Kind != workload.Constant || p.Level == g.prof.Levels[g.home(b)].Name {
+			if blk.Kind != workload.Constant || p.Level == g.Prof.Levels[g.Home(b)].Name {
 				continue
 			}
 			tl.Transfers = append(tl.Transfers, plan.Transfer{Block: blk.Name, At: blk.First, Start: blk.First,
-				FromLevel: g.prof.Levels[g.home(b)].Name, ToLevel: p.Level, ToOffset: p.Offset, Load: true})
-			home, to := &g.prof.Levels[g.home(b)], &g.prof.Levels[slices.IndexFunc(g.prof.Levels, func(l hw.Level) bool { return l.Name == p.Level })]
+				FromLevel: g.Prof.Levels[g.Home(b)].Name, ToLevel: p.Level, ToOffset: p.Offset, Load: true})
+			home, to := &g.Prof.Levels[g.Home(b)], &g.Prof.Levels[slices.IndexFunc(g.Prof.Levels, func(l hw.Level) bool { return l.Name == p.Level })]
 			extra += home.Out.Latency + float64(blk.Size)/home.Out.Bandwidth + to.In.Latency + float64(blk.Size)/to.In.Bandwidth
 		}
 		rep := costOf(t, g, tl)
