@@ -23,6 +23,20 @@
 // bound ignores that blocks persist between timesteps and that moving
 // them costs, so it is optimistic; where every accessed block can sit in
 // its cheapest level at every timestep, it is exact.
+//
+// # The timeline model
+//
+// Under the timeline model (FORMATS.md section 6) a plan's cost is the
+// time at which the last op of a run ends. Op t lasts d(t) = max(c(t),
+// m(t)), its compute time c(t) = op_overhead + macs/macs_per_unit (0
+// without a compute section) or the time of its own reads and writes m(t),
+// whichever is longer, after waiting for the copies it needs; copies only
+// delay ops, never shorten them. m(t) is at least m*(t), the optimum of
+// timestep t's linear program above under section 4's prices (the seed
+// model's reads and writes). So no plan ends before the sum over ops of
+// max(c(t), m*(t)): Timeline computes it from Compute's per-timestep values
+// under costmodel.Seed003 (FORMATS.md 6.3's last paragraph).
+// NoPlanningTimeline is the reference a timeline plan improves on.
 package bounds
 
 import (
@@ -33,7 +47,9 @@ import (
 	"gonum.org/v1/gonum/optimize/convex/lp"
 
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
 )
 
 // Bound is what Compute finds.
@@ -209,11 +225,98 @@ func Captured(none, plan, bound float64) float64 {
 func NoPlanning(p *state.Problem, m costmodel.Model) float64 {
 	var sum float64
 	for b := 0; b < p.Blocks(); b++ {
-		l := p.Levels() - 1
-		for l > 0 && !p.Allowed(b, l) {
-			l--
-		}
-		sum += m.BlockCost(p, b, []state.Seg{{From: int32(p.Block(b).First), Level: int32(l)}})
+		sum += m.BlockCost(p, b, []state.Seg{{From: int32(p.Block(b).First), Level: int32(slowestAllowed(p, b))}})
 	}
 	return sum
+}
+
+// TimelineBound is the timeline model's lower bound (FORMATS.md 6.3): no
+// plan of the problem under the timeline model ends its run sooner.
+type TimelineBound struct {
+	// Cost is the sum over ops of PerOp, in op order.
+	Cost float64
+	// PerOp is max(Compute[t], Access.PerStep[t]) per op: the least time
+	// op t can take.
+	PerOp []float64
+	// Compute is c(t) per op (ComputeTime).
+	Compute []float64
+	// Access is the per-timestep bound under costmodel.Seed003:
+	// Access.PerStep[t] is m*(t), the least access cost of op t with its
+	// blocks split over the levels within their capacities.
+	Access *Bound
+	// ComputeBound counts the ops whose compute time exceeds their least
+	// access cost (c(t) > m*(t)): the ops no placement can speed up.
+	ComputeBound int
+}
+
+// Timeline returns the timeline lower bound of p: the sum over ops t of
+// max(c(t), m*(t)), with m*(t) the per-timestep linear program's value
+// (Compute under costmodel.Seed003, whose reads and writes are section 4's
+// prices, which the timeline model charges too).
+func Timeline(p *state.Problem) (*TimelineBound, error) {
+	acc, err := Compute(p, costmodel.Seed003{})
+	if err != nil {
+		return nil, err
+	}
+	n := p.Prog.Timesteps()
+	b := &TimelineBound{Access: acc, PerOp: make([]float64, n), Compute: make([]float64, n)}
+	for t := range n {
+		c := ComputeTime(p.HW, &p.Prog.Ops[t])
+		b.Compute[t], b.PerOp[t] = c, max(c, acc.PerStep[t])
+		if c > acc.PerStep[t] {
+			b.ComputeBound++
+		}
+		b.Cost += b.PerOp[t]
+	}
+	return b, nil
+}
+
+// ComputeTime is c(t) of FORMATS.md 6.3 for op under prof, as settled in
+// 6.4: 0 without a compute section, else op_overhead + macs/macs_per_unit
+// (op_overhead also for an op without macs).
+func ComputeTime(prof *hw.Profile, op *workload.Op) float64 {
+	cu := prof.Compute
+	if cu == nil {
+		return 0
+	}
+	return cu.OpOverhead + float64(op.MACs)/cu.MACsPerUnit
+}
+
+// NoPlanningTimeline returns the timeline cost of planning nothing, the
+// plan of hieropt's "none" planner (baseline.NoPlanning): every block in
+// the slowest level it may use for its whole life (a constant in its
+// home, the slowest level or the one it is pinned to; any other block in
+// the slowest writable level, or its pinned one), no transfers and no
+// loads. With no copies no op waits, so the cost is the sum over ops of
+// max(c(t), m(t)), m(t) the op's reads and writes in those levels. Like
+// NoPlanning it ignores capacity.
+func NoPlanningTimeline(p *state.Problem) float64 {
+	n := p.Prog.Timesteps()
+	m := make([]float64, n)
+	for b := 0; b < p.Blocks(); b++ {
+		lv := &p.HW.Levels[slowestAllowed(p, b)]
+		blk := p.Block(b)
+		for _, t := range blk.Reads {
+			m[t] += lv.Out.Time(blk.Size)
+		}
+		for _, t := range blk.Writes {
+			m[t] += lv.In.Time(blk.Size)
+		}
+	}
+	var sum float64
+	for t := range n {
+		sum += max(ComputeTime(p.HW, &p.Prog.Ops[t]), m[t])
+	}
+	return sum
+}
+
+// slowestAllowed is the slowest level block b may use: its pinned level,
+// else for a constant the slowest level, for any other block the slowest
+// writable one.
+func slowestAllowed(p *state.Problem, b int) int {
+	l := p.Levels() - 1
+	for l > 0 && !p.Allowed(b, l) {
+		l--
+	}
+	return l
 }
