@@ -1,7 +1,9 @@
 package state
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hieropt/hieropt/workload"
@@ -30,22 +32,59 @@ func ReusePair(p *Problem, a, b, t int) bool {
 // block alive at t, at its position at t. Two blocks that start at the same
 // address must be a reuse pair (ReusePair); their bytes are attributed by
 // PairSpans. Any other overlap is an error.
+//
+// Under the timeline model (Problem.Timeline) a segment occupies its range
+// from its OccStart to its OccEnd, so the state also holds the ranges
+// reserved at t: a copy's destination from its start (the source stays
+// busy until the copy's timestep), a load's from its start, a resident
+// constant's over the whole run. A reservation is never a reuse partner.
+// The occupancy's free-since log is rebuilt from the segments that ended
+// in the Horizon timesteps before t (see the package doc).
 func OccupancyAt(p *Problem, lay *Layout, t int) (*Occupancy, error) {
 	o := NewOccupancy(p)
+	o.t = t
 	type entry struct {
 		b   int
 		pos Pos
+		res bool // a reservation: not a placement at t
 	}
 	var live []entry
 	for b := range lay.Segs {
 		blk := p.Block(b)
-		if blk.First > t || blk.Last < t {
+		if !p.timeline {
+			if blk.First > t || blk.Last < t {
+				continue
+			}
+			if len(lay.Segs[b]) == 0 {
+				return nil, fmt.Errorf("block %q is alive at %d but not placed", blk.Name, t)
+			}
+			live = append(live, entry{b, lay.At(b, t).Pos(), false})
 			continue
 		}
-		if len(lay.Segs[b]) == 0 {
-			return nil, fmt.Errorf("block %q is alive at %d but not placed", blk.Name, t)
+		segs := lay.Segs[b]
+		if len(segs) == 0 {
+			if blk.First <= t && t <= blk.Last {
+				return nil, fmt.Errorf("block %q is alive at %d but not placed", blk.Name, t)
+			}
+			continue
 		}
-		live = append(live, entry{b, lay.At(b, t).Pos()})
+		for i, s := range segs {
+			end := OccEnd(p, b, segs, i)
+			if int(s.OccStart()) <= t && t <= end {
+				inLife := int(s.From) <= t && t <= blk.Last
+				live = append(live, entry{b, s.Pos(), !inLife})
+			}
+			if since := end + 1; since <= t && since > t-p.horizon {
+				l := int(s.Level)
+				o.levels[l].logRelease(release{s.Offset, s.Offset + p.Foot(b, l), int32(since)})
+			}
+		}
+	}
+	if p.timeline {
+		for l := range o.levels {
+			lv := &o.levels[l]
+			slices.SortStableFunc(lv.log, func(a, b release) int { return cmp.Compare(a.since, b.since) })
+		}
 	}
 	sort.SliceStable(live, func(i, j int) bool {
 		if live[i].pos != live[j].pos {
@@ -73,7 +112,7 @@ func OccupancyAt(p *Problem, lay *Layout, t int) (*Occupancy, error) {
 			}
 		case 2:
 			a, b := live[i].b, live[i+1].b
-			if !ReusePair(p, a, b, t) {
+			if live[i].res || live[i+1].res || !ReusePair(p, a, b, t) {
 				return nil, fmt.Errorf("timestep %d: blocks %q and %q share offset %d of level %q but neither may take over the other's space",
 					t, p.Block(a).Name, p.Block(b).Name, e.pos.Offset, p.HW.Levels[l].Name)
 			}

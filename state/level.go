@@ -1,6 +1,7 @@
 package state
 
 import (
+	"math"
 	"slices"
 	"sync"
 
@@ -31,6 +32,46 @@ type levelOcc struct {
 	busy    *btree.BTreeG[Span]
 	free    *btree.BTreeG[Gap]
 	pending *pendingList
+	// The free-since log, under the timeline model only: the ranges
+	// released in the last Horizon timesteps, by since (see the package
+	// doc). Clones share it: its capacity is cut to its length in a
+	// clone, so that whichever appends first copies it.
+	log []release
+}
+
+// release is an entry of the free-since log: [off, end) was occupied until
+// timestep since-1 and is free from since on (or was taken again, which
+// the busy spans say).
+type release struct {
+	off, end int64
+	since    int32
+}
+
+// logRelease appends r to the log (whose entries are in since order).
+func (lv *levelOcc) logRelease(r release) { lv.log = append(lv.log, r) }
+
+// pruneLog drops the entries with since <= limit: they cannot hold a
+// copy's start back past the horizon.
+func (lv *levelOcc) pruneLog(limit int32) {
+	i := 0
+	for i < len(lv.log) && lv.log[i].since <= limit {
+		i++
+	}
+	if i > 0 {
+		lv.log = lv.log[i:]
+	}
+}
+
+// freeSince returns the latest since of the log's entries that overlap
+// [off, end), or math.MinInt32 if none does.
+func (lv *levelOcc) freeSince(off, end int64) int32 {
+	since := int32(math.MinInt32)
+	for _, r := range lv.log {
+		if r.off < end && off < r.end {
+			since = max(since, r.since)
+		}
+	}
+	return since
 }
 
 // pendingRelease is a release of block b's spans in [off, end).
@@ -120,11 +161,12 @@ func newLevelOcc(capacity int64) levelOcc {
 // of one level must not be made concurrently.
 func (lv *levelOcc) clone() levelOcc {
 	lv.settle()
+	log := lv.log[:len(lv.log):len(lv.log)]
 	if lv.busy == nil {
 		lv.owned = false
-		return levelOcc{cap: lv.cap, spans: lv.spans}
+		return levelOcc{cap: lv.cap, spans: lv.spans, log: log}
 	}
-	return levelOcc{cap: lv.cap, busy: lv.busy.Clone(), free: lv.free.Clone()}
+	return levelOcc{cap: lv.cap, busy: lv.busy.Clone(), free: lv.free.Clone(), log: log}
 }
 
 // search returns the index of the first span at or after off (small mode).

@@ -31,6 +31,7 @@ func (g Gap) Size() int64 { return g.End - g.Off }
 type Occupancy struct {
 	p      *Problem
 	levels []levelOcc
+	t      int // the timestep whose state this is (see Advance)
 }
 
 // NewOccupancy returns the state of empty memory: one gap per level.
@@ -47,7 +48,7 @@ func NewOccupancy(p *Problem) *Occupancy {
 // must not be made concurrently.
 func (o *Occupancy) Clone() *Occupancy {
 	c := occupancies.Get().(*Occupancy)
-	c.p = o.p
+	c.p, c.t = o.p, o.t
 	if cap(c.levels) < len(o.levels) {
 		c.levels = make([]levelOcc, len(o.levels))
 	}
@@ -76,6 +77,46 @@ var occupancies = sync.Pool{New: func() any { return new(Occupancy) }}
 
 // Problem returns the problem the occupancy belongs to.
 func (o *Occupancy) Problem() *Problem { return o.p }
+
+// Time returns the timestep whose state o is.
+func (o *Occupancy) Time() int { return o.t }
+
+// Advance makes o the state of timestep t, before anything of t is
+// released or placed (the walk calls it first thing at each timestep).
+// Under the timeline model it drops from the free-since log what can no
+// longer hold a copy back: the releases at or before t - Horizon.
+func (o *Occupancy) Advance(t int) {
+	o.t = t
+	if o.p.timeline {
+		limit := int32(t - o.p.horizon)
+		for l := range o.levels {
+			o.levels[l].pruneLog(limit)
+		}
+	}
+}
+
+// Vacate is Release of block b's span at the current timestep (Time) for a
+// block that occupied it until the timestep before and leaves it now:
+// under the timeline model the free-since log records that the range is
+// free only from now on. Release alone removes a span as if it never
+// was there (a copy's reservation dropped with its copy).
+func (o *Occupancy) Vacate(b int, l int, off int64) int {
+	n := o.Release(b, l, off)
+	if o.p.timeline {
+		o.levels[l].logRelease(release{off, off + o.p.Foot(b, l), int32(o.t)})
+	}
+	return n
+}
+
+// FreeSince returns, under the timeline model, the first timestep from
+// which [off, end) of level l has been free without a break, as far as
+// the free-since log knows: one after the last timestep any part of it
+// was occupied, and at most Time() - Horizon when the log has no release
+// of it. The range must be free now. A copy into it may be issued from
+// then on (its reservation overlaps nothing).
+func (o *Occupancy) FreeSince(l int, off, end int64) int {
+	return max(int(o.levels[l].freeSince(off, end)), o.t-o.p.horizon)
+}
 
 // enclosingGap returns the free gap that would contain [off, end) if that
 // range is free, judging by the busy neighbours.
@@ -138,9 +179,17 @@ func (o *Occupancy) Release(b int, l int, off int64) int {
 // copies are dropped before anything looks at that level again, so most of
 // those releases, a third of the search's time when done at once, are
 // never done. What any method returns is the same as with Release.
+//
+// Drop is the walk's release: the block occupied the range until the
+// timestep before the current one (Time), and under the timeline model
+// the free-since log records it, as Vacate does.
 func (o *Occupancy) Drop(b int, l int, off int64) {
 	lv := &o.levels[l]
-	lv.drop(pendingRelease{int32(b), off, off + o.p.Foot(b, l)})
+	end := off + o.p.Foot(b, l)
+	lv.drop(pendingRelease{int32(b), off, end})
+	if o.p.timeline {
+		lv.logRelease(release{off, end, int32(o.t)})
+	}
 }
 
 // release frees block b's spans in [off, end); see Release.

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/inputerr"
@@ -31,7 +33,34 @@ type Problem struct {
 
 	created, dying, accessed [][]int32 // [t]: block IDs in ID order
 	byName                   map[string]int
+
+	// The semantics of the plan's cost model (Semantics), and what only
+	// the timeline model needs: per timestep the blocks touched (accessed
+	// or created), per block its rank in name order.
+	timeline bool
+	horizon  int
+	touched  [][]int32
+	rank     []int32 // made by the first call of Rank
+	rankOnce sync.Once
 }
+
+// Semantics is what the plan's cost model makes of a layout, bound into a
+// Problem by Bind: the planners read it from there.
+type Semantics struct {
+	// Timeline says the model is the timeline model of FORMATS.md section
+	// 6: copies may be issued before their timestep (Seg.Lead), a
+	// constant outside its home level is loaded or resident, and a
+	// copy's destination is reserved from its start.
+	Timeline bool
+	// Horizon is the most timesteps a planner issues a copy before the op
+	// that needs it (the free-since log of an Occupancy keeps that much
+	// history). Default (0): DefaultHorizon. Only under Timeline.
+	Horizon int
+}
+
+// DefaultHorizon is the default Semantics.Horizon: a copy is issued at
+// most 32 ops before it is needed.
+const DefaultHorizon = 32
 
 // NoPin is the Pin of a block that may live in any level.
 const NoPin = -1
@@ -48,7 +77,11 @@ const NoPin = -1
 // in errors (e.g. `workload "net.json"`). Every failure is an error (an
 // *inputerr.Error naming the document, the item and the rule), never a
 // panic, whatever prog and prof hold.
-func Bind(prog *workload.Program, prof *hw.Profile, doc string) (*Problem, error) {
+//
+// sem, at most one, is the semantics of the plan's cost model (the
+// caller knows the model; costmodel.Model.Timeline says which): without
+// it, the seed model's.
+func Bind(prog *workload.Program, prof *hw.Profile, doc string, sem ...Semantics) (*Problem, error) {
 	if prog == nil || prof == nil {
 		return nil, errors.New("state.Bind: nil program or profile")
 	}
@@ -99,8 +132,78 @@ func Bind(prog *workload.Program, prof *hw.Profile, doc string) (*Problem, error
 		}
 	}
 	p.index()
+	if len(sem) > 0 && sem[0].Timeline {
+		p.bindTimeline(sem[0])
+	}
 	return p, nil
 }
+
+// bindTimeline records the timeline model's semantics and builds what only
+// it needs.
+func (p *Problem) bindTimeline(sem Semantics) {
+	p.timeline = true
+	p.horizon = sem.Horizon
+	if p.horizon <= 0 {
+		p.horizon = DefaultHorizon
+	}
+	T := len(p.Prog.Ops)
+	p.touched = make([][]int32, T)
+	for t := range T {
+		merged := make([]int32, 0, len(p.accessed[t])+len(p.created[t]))
+		merged = append(merged, p.accessed[t]...)
+		merged = append(merged, p.created[t]...)
+		slices.Sort(merged)
+		p.touched[t] = slices.Compact(merged)
+	}
+}
+
+// Timeline reports whether the problem has the timeline model's semantics
+// (Semantics.Timeline).
+func (p *Problem) Timeline() bool { return p.timeline }
+
+// Horizon returns the most timesteps a copy is issued before the op that
+// needs it (Semantics.Horizon); 0 unless Timeline.
+func (p *Problem) Horizon() int { return p.horizon }
+
+// Home returns the home level of block b (FORMATS.md 6.1): the level it is
+// pinned to, else the last (slowest) level. A constant's bytes are stored
+// there before the program runs.
+func (p *Problem) Home(b int) int {
+	if pl := p.pin[b]; pl != NoPin {
+		return int(pl)
+	}
+	return p.nl - 1
+}
+
+// Touched returns, under Timeline, the IDs of the blocks timestep t
+// accesses or creates, in ID order: the only blocks a planner copies at t
+// (see Occupancy's walk). The slice must not be modified.
+func (p *Problem) Touched(t int) []int32 { return p.touched[t] }
+
+// Rank returns block b's index in name order (names compared byte by
+// byte): the order in which FORMATS.md 6.3 issues copies with the same
+// start and at. The first call sorts the names.
+func (p *Problem) Rank(b int) int {
+	p.rankOnce.Do(func() {
+		order := make([]int32, len(p.Prog.Blocks))
+		for b := range order {
+			order[b] = int32(b)
+		}
+		slices.SortFunc(order, func(a, b int32) int { return strings.Compare(p.Prog.Blocks[a].Name, p.Prog.Blocks[b].Name) })
+		p.rank = make([]int32, len(order))
+		for r, b := range order {
+			p.rank[b] = int32(r)
+		}
+	})
+	return int(p.rank[b])
+}
+
+// CopyInto reports whether a planner may copy a block into level l: l is
+// not read-only. Only a constant may be in a read-only level (rule 7), and
+// even a constant gets there only as its home, as a resident, or, under
+// the seed model, as its free first placement: a copy is a write, which
+// the level cannot take.
+func (p *Problem) CopyInto(l int) bool { return !p.HW.Levels[l].ReadOnly }
 
 // index builds the per-timestep indexes and the name index of a program
 // that passed Validate.

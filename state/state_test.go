@@ -381,17 +381,17 @@ func TestLayoutMoveAt(t *testing.T) {
 	lay.SetFirst(0, state.Seg{From: 2, Level: 0, Offset: 0})
 	lay.MoveAt(0, 4, state.Pos{Level: 1, Offset: 64})
 	lay.MoveAt(0, 6, state.Pos{Level: 0, Offset: 32})
-	assert.Equal(t, []state.Seg{{2, 0, 0}, {4, 1, 64}, {6, 0, 32}}, lay.Segs[0])
+	assert.Equal(t, []state.Seg{{From: 2}, {From: 4, Level: 1, Offset: 64}, {From: 6, Offset: 32}}, lay.Segs[0])
 	assert.Equal(t, state.Seg{From: 4, Level: 1, Offset: 64}, lay.At(0, 5))
 	// Moving again at 4 replaces the segments from 4 on.
 	lay.MoveAt(0, 4, state.Pos{Level: 0, Offset: 16})
-	assert.Equal(t, []state.Seg{{2, 0, 0}, {4, 0, 16}}, lay.Segs[0])
+	assert.Equal(t, []state.Seg{{From: 2}, {From: 4, Offset: 16}}, lay.Segs[0])
 	// Moving back to where it was is no move.
 	lay.MoveAt(0, 4, state.Pos{Level: 0, Offset: 0})
-	assert.Equal(t, []state.Seg{{2, 0, 0}}, lay.Segs[0])
+	assert.Equal(t, []state.Seg{{From: 2}}, lay.Segs[0])
 	// At the first timestep, a move changes the first placement.
 	lay.MoveAt(0, 2, state.Pos{Level: 1, Offset: 0})
-	assert.Equal(t, []state.Seg{{2, 1, 0}}, lay.Segs[0])
+	assert.Equal(t, []state.Seg{{From: 2, Level: 1}}, lay.Segs[0])
 	assert.Equal(t, 0, lay.Transfers())
 }
 

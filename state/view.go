@@ -18,6 +18,8 @@ type View interface {
 	// MoveAt records that block b moves to pos at timestep t (at its
 	// first timestep: that it is first put there).
 	MoveAt(b, t int, pos Pos)
+	// Set makes segs, which the view then owns, block b's segments.
+	Set(b int, segs []Seg)
 }
 
 // BlockSegs implements View.

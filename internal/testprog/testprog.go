@@ -112,3 +112,14 @@ func Bind(prog *workload.Program, prof *hw.Profile) *state.Problem {
 	}
 	return p
 }
+
+// BindTimeline binds a program to a profile with the timeline model's
+// semantics (state.Semantics{Timeline: true}, the default horizon),
+// panicking on error.
+func BindTimeline(prog *workload.Program, prof *hw.Profile) *state.Problem {
+	p, err := state.Bind(prog, prof, "test", state.Semantics{Timeline: true})
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
