@@ -1,6 +1,12 @@
 package costmodel
 
-import "github.com/hieropt/hieropt/state"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/hieropt/hieropt/costmodel/timeline"
+	"github.com/hieropt/hieropt/state"
+)
 
 // LevelTotals sums the charges of one level.
 type LevelTotals struct {
@@ -31,6 +37,30 @@ type Report struct {
 	// PeakBytes is, per level, the most bytes (footprints) busy at any
 	// timestep.
 	PeakBytes []int64
+	// Timeline is the timeline of a model with Timeline(): per op its
+	// compute, memory and stall, per copy its issue, begin, end and
+	// channel. Nil under the other models. Levels and Steps then count the
+	// work (each access and copy priced as section 4 prices it), which
+	// the timeline overlaps: their times do not add up to Total.
+	Timeline *TimelineReport
+}
+
+// TimelineReport is the timeline of a layout under the timeline model.
+type TimelineReport struct {
+	Ops    []timeline.OpTrace // per op, in op order
+	Copies []CopyReport       // per copy (transfer or load), in issue order
+	Stall  float64            // the ops' stalls in all
+}
+
+// CopyReport is one copy on the timeline.
+type CopyReport struct {
+	Block     int
+	Start, At int
+	// From and To are the copy's levels: for a load, From is the block's
+	// home level.
+	From, To int
+	Load     bool
+	timeline.CopyTrace
 }
 
 // Breakdown prices a complete layout charge by charge.
@@ -41,6 +71,9 @@ func Breakdown(m Model, p *state.Problem, lay *state.Layout) *Report {
 		Levels:    make([]LevelTotals, p.Levels()),
 		Steps:     make([]StepTotals, p.Prog.Timesteps()),
 		PeakBytes: PeakBytes(p, lay),
+	}
+	if m.Timeline() {
+		r.Timeline = timelineReport(p, lay)
 	}
 	for b := range lay.Segs {
 		m.Charges(p, b, lay.Segs[b], func(c Charge) {
@@ -72,6 +105,40 @@ func Breakdown(m Model, p *state.Problem, lay *state.Layout) *Report {
 	return r
 }
 
+// timelineReport simulates lay's timeline program op by op and copy by
+// copy.
+func timelineReport(p *state.Problem, lay *state.Layout) *TimelineReport {
+	var blocks []int
+	prog := program(p, lay, &blocks)
+	idx := make([]int, len(prog.Copies))
+	for k := range idx {
+		idx[k] = k
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		x, y := &prog.Copies[a], &prog.Copies[b]
+		return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(x.At, y.At), cmp.Compare(x.Rank, y.Rank))
+	})
+	tr := timeline.Breakdown(prog)
+	out := &TimelineReport{Ops: tr.Ops, Stall: tr.Stall(), Copies: make([]CopyReport, len(idx))}
+	for i, k := range idx {
+		c, b := &prog.Copies[k], blocks[k]
+		segs := lay.Segs[b]
+		cr := CopyReport{Block: b, Start: c.Start, At: c.At, CopyTrace: tr.Copies[k]}
+		j := len(segs) - 1
+		for j > 0 && int(segs[j].From) > c.At {
+			j--
+		}
+		cr.To = int(segs[j].Level)
+		if j == 0 {
+			cr.From, cr.Load = p.Home(b), true
+		} else {
+			cr.From = int(segs[j-1].Level)
+		}
+		out.Copies[i] = cr
+	}
+	return out
+}
+
 // PeakBytes returns, per level, the largest number of bytes (footprints)
 // busy at one timestep (see BusyBytes).
 func PeakBytes(p *state.Problem, lay *state.Layout) []int64 {
@@ -85,7 +152,9 @@ func PeakBytes(p *state.Problem, lay *state.Layout) []int64 {
 	return peak
 }
 
-// BusyBytes returns, per level and timestep, the bytes (footprints) busy.
+// BusyBytes returns, per level and timestep, the bytes (footprints) busy:
+// under the timeline model, the ranges reserved for copies in flight and
+// resident constants too.
 // A block that another block reuses at its last timestep is counted once
 // for the shared space (the larger footprint).
 func BusyBytes(p *state.Problem, lay *state.Layout) [][]int64 {
@@ -97,14 +166,13 @@ func BusyBytes(p *state.Problem, lay *state.Layout) [][]int64 {
 		delta[l] = make([]int64, T+1)
 	}
 	for b, segs := range lay.Segs {
-		blk := p.Block(b)
 		for i, s := range segs {
-			end := blk.Last + 1
-			if i+1 < len(segs) {
-				end = int(segs[i+1].From)
-			}
+			// A segment occupies its range from its copy's start under
+			// the timeline model (OccStart; From otherwise) until its
+			// OccEnd.
+			end := state.OccEnd(p, b, segs, i) + 1
 			f := p.Foot(b, int(s.Level))
-			delta[s.Level][s.From] += f
+			delta[s.Level][s.OccStart()] += f
 			delta[s.Level][end] -= f
 		}
 	}

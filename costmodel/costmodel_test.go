@@ -136,9 +136,11 @@ func (named) BlockCost(*state.Problem, int, []state.Seg) float64 {
 	return 0
 }
 func (named) Charges(*state.Problem, int, []state.Seg, func(costmodel.Charge)) {}
+func (named) Timeline() bool                                                   { return false }
+func (named) Price(*state.Problem, state.View) costmodel.Pricer                { return nil }
 
 func TestRegistry(t *testing.T) {
-	assert.Equal(t, []string{"seed003", "vela-dma"}, costmodel.Names())
+	assert.Equal(t, []string{"seed003", "timeline", "vela-dma"}, costmodel.Names())
 	m, ok := costmodel.Lookup(costmodel.Default)
 	require.True(t, ok)
 	assert.Equal(t, "seed003", m.Name())

@@ -8,10 +8,20 @@ import (
 // Seed003 is the latency/bandwidth model of seed 003 (FORMATS.md section 4).
 type Seed003 struct{}
 
-var _ Model = Seed003{}
+var _ Separable = Seed003{}
 
 // Name implements Model.
 func (Seed003) Name() string { return "seed003" }
+
+// Timeline implements Model: the seed model has no copy starts, loads or
+// residents.
+func (Seed003) Timeline() bool { return false }
+
+// Separable implements Separable.
+func (Seed003) Separable() {}
+
+// Price implements Model.
+func (m Seed003) Price(p *state.Problem, v state.View) Pricer { return priceSum(m, p, v) }
 
 // Doc implements Model.
 func (Seed003) Doc() string {

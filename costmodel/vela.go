@@ -15,10 +15,19 @@ import (
 // writes.
 type VelaDMA struct{}
 
-var _ Model = VelaDMA{}
+var _ Separable = VelaDMA{}
 
 // Name implements Model.
 func (VelaDMA) Name() string { return "vela-dma" }
+
+// Timeline implements Model.
+func (VelaDMA) Timeline() bool { return false }
+
+// Separable implements Separable.
+func (VelaDMA) Separable() {}
+
+// Price implements Model.
+func (m VelaDMA) Price(p *state.Problem, v state.View) Pricer { return priceSum(m, p, v) }
 
 // Doc implements Model.
 func (VelaDMA) Doc() string {

@@ -412,3 +412,10 @@ func (b *Base) rejoins(t int, r float64, adds int, s *Scratch) (delta float64, o
 	}
 	return delta, true
 }
+
+// Dur is d(t) = max(c(t), m(t)) of the base's op t.
+func (b *Base) Dur(t int) float64 {
+	pc := b.prog(t >> chunkShift)
+	i := t & chunkMask
+	return max(pc.comp[i], pc.mem[i])
+}
