@@ -116,11 +116,10 @@ func program(p *state.Problem, v state.View, copyOf *[]int) *timeline.Program {
 		blk := p.Block(b)
 		ri, wi, i := 0, 0, 0
 		for ri < len(blk.Reads) || wi < len(blk.Writes) {
-			t := -1
-			switch {
-			case wi >= len(blk.Writes) || ri < len(blk.Reads) && blk.Reads[ri] <= blk.Writes[wi]:
+			var t int
+			if wi >= len(blk.Writes) || ri < len(blk.Reads) && blk.Reads[ri] <= blk.Writes[wi] {
 				t = blk.Reads[ri]
-			default:
+			} else {
 				t = blk.Writes[wi]
 			}
 			for i+1 < len(segs) && int(segs[i+1].From) <= t {
