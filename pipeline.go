@@ -104,15 +104,15 @@ func (r *run) bind(prog *workload.Program, prof *hw.Profile) error {
 			doc = workload.DocName(prog.Name)
 		}
 	}
-	p, err := state.Bind(prog, prof, doc)
+	m, err := r.s.Model(prof)
+	if err != nil {
+		return err
+	}
+	p, err := state.Bind(prog, prof, doc, state.Semantics{Timeline: m.Timeline()})
 	if err != nil {
 		return err
 	}
 	if err := p.CheckCapacity(); err != nil {
-		return err
-	}
-	m, err := r.s.Model(prof)
-	if err != nil {
 		return err
 	}
 	r.p, r.model = p, m
