@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"text/tabwriter"
@@ -12,6 +14,7 @@ import (
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/verify"
 )
 
 type boundsOptions struct {
@@ -36,9 +39,16 @@ func newBoundsCmd(a *app) *cobra.Command {
                summed over the timesteps. Transfers only add cost, so no
                plan costs less.
 
+Under the timeline model (FORMATS.md section 6) an op lasts at least as long
+as its compute and as its least access cost, and copies only make it wait:
+the cost bound is the sum over ops of max(compute, least access cost), and
+the access bound line gives the linear programs' sum alone. A profile with a
+compute section gets this timeline bound line under the other models too.
+
 It also prints the cost of planning nothing (every block in the slowest
-level), and with --plan, how much of the possible gain the plan captured:
-(nothing - plan) / (nothing - bound).`,
+level it may use, no copies), and with --plan, how much of the possible gain
+the plan captured: (nothing - plan) / (nothing - bound), against the bound
+of the plan's cost model.`,
 		Example: `  hieropt bounds --workload resnet50-int8 --hw ethos-u55
   hieropt bounds --workload resnet50-int8 --hw ethos-u55 --plan plan.json`,
 		Args: exactArgs(0),
@@ -46,53 +56,181 @@ level), and with --plan, how much of the possible gain the plan captured:
 	f := cmd.Flags()
 	f.String("workload", "", "workload: a JSON file, - for stdin, or a built-in name")
 	f.String("hw", "", "hardware profile: a YAML file or a built-in name")
-	f.String("cost-model", costmodel.Default, "cost model")
+	f.String("cost-model", "", "cost model (known: "+strings.Join(boundModels(), ", ")+"); default: the profile's cost_model, else "+costmodel.Default)
 	f.String("plan", "", "a plan to measure against the bound")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		var o boundsOptions
 		if err := bindSettings(cmd, &o); err != nil {
 			return err
 		}
-		model, ok := costmodel.Lookup(o.CostModel)
-		if !ok {
-			return usageErrorf("--cost-model %q is not known (known: %s)", o.CostModel, strings.Join(costmodel.Names(), ", "))
-		}
-		p, err := a.loadProblem(o.Workload, o.HW)
-		if err != nil {
-			return err
-		}
-		if err := p.CheckCapacity(); err != nil {
-			return err
-		}
-		b, err := bounds.Compute(p, model)
-		if err != nil {
-			return internalErrorf("%v", err)
-		}
-		none := bounds.NoPlanning(p, model)
-		w := a.stdout
-		unit := hw.Units(p.HW.TimeUnit)
-		fmt.Fprintf(w, "bounds of %s on %s (%s model)\n", p.Prog.Name, p.HW.Name, model.Name())
-		fmt.Fprintf(w, "max-live     %d B (%s) at timestep %d\n", b.MaxLive, fmtBytes(b.MaxLive), p.Prog.ComputeStats().MaxLiveAt)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "level\tcapacity\tmust spill below it")
-		for l, lv := range p.HW.Levels {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", lv.Name, fmtBytes(lv.Capacity), fmtBytes(b.Spill[l]))
-		}
-		_ = tw.Flush() // its writer keeps the error: a checked stream (streams.go) or a buffer
-		fmt.Fprintf(w, "cost bound   %s %s (%d of %d timesteps needed a linear program)\n", fmtCost(b.Cost), unit, b.LPs, p.Prog.Timesteps())
-		fmt.Fprintf(w, "no planning  %s %s (every block in the slowest level)\n", fmtCost(none), unit)
-		if o.Plan != "" {
-			pl, _, err := a.validPlan(p, o.Plan)
-			if err != nil {
-				return err
-			}
-			c := pl.Cost.Final
-			fmt.Fprintf(w, "plan         %s %s: %s above the bound; captures %s of what planning can gain\n",
-				fmtCost(c), unit, pctOf(c-b.Cost, b.Cost), fmtCaptured(bounds.Captured(none, c, b.Cost)))
-		}
-		return nil
+		return a.bounds(&o)
 	}
 	return cmd
+}
+
+// boundModels are the models bounds knows: the registered cost models and
+// the timeline model, whose bound needs no registered model.
+func boundModels() []string {
+	names := costmodel.Names()
+	if _, ok := costmodel.Lookup(verify.TimelineModel); !ok {
+		names = append(names, verify.TimelineModel)
+	}
+	return names
+}
+
+// checkBoundModel rejects a model bounds does not know; where names one,
+// e.g. "--cost-model" or the profile's document.
+func checkBoundModel(name, where string) error {
+	if name == verify.TimelineModel {
+		return nil
+	}
+	if _, ok := costmodel.Lookup(name); !ok {
+		return usageErrorf("%s %q is not known (known: %s)", where, name, strings.Join(boundModels(), ", "))
+	}
+	return nil
+}
+
+func (a *app) bounds(o *boundsOptions) error {
+	if o.CostModel != "" {
+		if err := checkBoundModel(o.CostModel, "--cost-model"); err != nil {
+			return err
+		}
+	}
+	p, err := a.loadProblem(o.Workload, o.HW)
+	if err != nil {
+		return err
+	}
+	name := cmp.Or(o.CostModel, p.HW.CostModel, costmodel.Default)
+	if err := checkBoundModel(name, fmt.Sprintf("hardware profile %q: cost_model", p.HW.Name)); err != nil {
+		return err
+	}
+	if err := p.CheckCapacity(); err != nil {
+		return err
+	}
+	cb, err := costBoundOf(p, name)
+	if err != nil {
+		return err
+	}
+	w := a.stdout
+	writeMemoryBounds(w, p, name, cb)
+	cb.write(w)
+	if name != verify.TimelineModel && (p.HW.Compute != nil || p.HW.CostModel == verify.TimelineModel) {
+		tl, err := costBoundOf(p, verify.TimelineModel)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "timeline     bound %s %s (%s), no planning %s\n", fmtCost(tl.Cost), tl.unit, tl.how(), fmtCost(tl.None))
+	}
+	if o.Plan != "" {
+		return a.boundsOfPlan(p, o.Plan, name, cb)
+	}
+	return nil
+}
+
+// writeMemoryBounds prints the heading, max-live and the spill table.
+func writeMemoryBounds(w io.Writer, p *state.Problem, model string, cb *costBound) {
+	fmt.Fprintf(w, "bounds of %s on %s (%s model)\n", p.Prog.Name, p.HW.Name, model)
+	fmt.Fprintf(w, "max-live     %d B (%s) at timestep %d\n", cb.Access.MaxLive, fmtBytes(cb.Access.MaxLive), p.Prog.ComputeStats().MaxLiveAt)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "level\tcapacity\tmust spill below it")
+	for l, lv := range p.HW.Levels {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", lv.Name, fmtBytes(lv.Capacity), fmtBytes(cb.Access.Spill[l]))
+	}
+	_ = tw.Flush() // its writer keeps the error: a checked stream (streams.go) or a buffer
+}
+
+// boundsOfPlan prints how the plan at path compares with the bound of its
+// own cost model: cb when that is the model of the bounds printed.
+func (a *app) boundsOfPlan(p *state.Problem, path, model string, cb *costBound) error {
+	pl, err := a.checkedPlan(p, path)
+	if err != nil {
+		return err
+	}
+	if pm := cmp.Or(pl.CostModel, costmodel.Default); pm != model {
+		if cb, err = costBoundOf(p, pm); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "plan model   %s: its cost bound %s %s, no planning %s\n", pm, fmtCost(cb.Cost), hw.Units(p.HW.TimeUnit), fmtCost(cb.None))
+	}
+	c := pl.Cost.Final
+	fmt.Fprintf(a.stdout, "plan         %s %s: %s above the bound; captures %s of what planning can gain\n",
+		fmtCost(c), hw.Units(p.HW.TimeUnit), pctOf(c-cb.Cost, cb.Cost), fmtCaptured(bounds.Captured(cb.None, c, cb.Cost)))
+	return nil
+}
+
+// costBound is the lower bound on the cost of every plan of a problem
+// under one cost model, and the cost of planning nothing under it: for
+// the timeline model bounds.Timeline and bounds.NoPlanningTimeline, for the
+// others the per-timestep bound (bounds.Compute) and bounds.NoPlanning.
+type costBound struct {
+	Model string
+	Cost  float64
+	None  float64
+	// Access is the per-timestep bound: under the model, or under the
+	// timeline model the least access costs (Timeline.Access).
+	Access   *bounds.Bound
+	Timeline *bounds.TimelineBound // under the timeline model
+	unit     string
+	steps    int
+}
+
+// costBoundOf computes the bound of p under the named model: the timeline
+// model, or a registered cost model.
+func costBoundOf(p *state.Problem, model string) (*costBound, error) {
+	cb := &costBound{Model: model, unit: hw.Units(p.HW.TimeUnit), steps: p.Prog.Timesteps()}
+	if model == verify.TimelineModel {
+		tl, err := bounds.Timeline(p)
+		if err != nil {
+			return nil, internalErrorf("%v", err)
+		}
+		cb.Cost, cb.None, cb.Access, cb.Timeline = tl.Cost, bounds.NoPlanningTimeline(p), tl.Access, tl
+		return cb, nil
+	}
+	m, ok := costmodel.Lookup(model)
+	if !ok {
+		return nil, usageErrorf("cost model %q is not known (known: %s)", model, strings.Join(boundModels(), ", "))
+	}
+	b, err := bounds.Compute(p, m)
+	if err != nil {
+		return nil, internalErrorf("%v", err)
+	}
+	cb.Cost, cb.None, cb.Access = b.Cost, bounds.NoPlanning(p, m), b
+	return cb, nil
+}
+
+// noPlanningCost is the cost of planning nothing under the named model
+// (without the bound, which takes longer); NaN for a model bounds does not
+// know.
+func noPlanningCost(p *state.Problem, model string) float64 {
+	if model == verify.TimelineModel {
+		return bounds.NoPlanningTimeline(p)
+	}
+	m, ok := costmodel.Lookup(model)
+	if !ok {
+		return math.NaN()
+	}
+	return bounds.NoPlanning(p, m)
+}
+
+// how says how the bound was found.
+func (cb *costBound) how() string {
+	if tl := cb.Timeline; tl != nil {
+		return fmt.Sprintf("per op max(compute, least access cost); %d of %d ops compute-bound", tl.ComputeBound, cb.steps)
+	}
+	return "per-timestep LP"
+}
+
+// write prints the bound's lines of the bounds command.
+func (cb *costBound) write(w io.Writer) {
+	lps := fmt.Sprintf("%d of %d timesteps needed a linear program", cb.Access.LPs, cb.steps)
+	if cb.Timeline != nil {
+		fmt.Fprintf(w, "access bound %s %s (the least access costs alone; %s)\n", fmtCost(cb.Access.Cost), cb.unit, lps)
+		fmt.Fprintf(w, "cost bound   %s %s (%s)\n", fmtCost(cb.Cost), cb.unit, cb.how())
+		fmt.Fprintf(w, "no planning  %s %s (every block in the slowest level it may use, no copies)\n", fmtCost(cb.None), cb.unit)
+		return
+	}
+	fmt.Fprintf(w, "cost bound   %s %s (%s)\n", fmtCost(cb.Cost), cb.unit, lps)
+	fmt.Fprintf(w, "no planning  %s %s (every block in the slowest level it may use)\n", fmtCost(cb.None), cb.unit)
 }
 
 func pctOf(a, b float64) string {
@@ -109,13 +247,14 @@ func fmtCaptured(c float64) string {
 	return fmt.Sprintf("%.1f%%", 100*c)
 }
 
-// boundLine is the summary's line about the cost bound.
-func boundLine(p *state.Problem, m costmodel.Model, cost float64) string {
-	b, err := bounds.Compute(p, m)
+// boundLine is the summary's line about the cost bound under the plan's
+// model: the per-timestep LP bound, or the timeline bound; cost is the
+// plan's.
+func boundLine(p *state.Problem, model string, cost float64) string {
+	cb, err := costBoundOf(p, model)
 	if err != nil {
-		return "cost bound unavailable: " + err.Error()
+		return "cost bound unavailable: " + errorText(err)
 	}
-	none := bounds.NoPlanning(p, m)
-	return fmt.Sprintf("%s %s (per-timestep LP; no planning costs %s): the plan captures %s of what planning can gain",
-		fmtCost(b.Cost), hw.Units(p.HW.TimeUnit), fmtCost(none), fmtCaptured(bounds.Captured(none, cost, b.Cost)))
+	return fmt.Sprintf("%s %s (%s; no planning costs %s): the plan captures %s of what planning can gain",
+		fmtCost(cb.Cost), cb.unit, cb.how(), fmtCost(cb.None), fmtCaptured(bounds.Captured(cb.None, cost, cb.Cost)))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"io/fs"
@@ -8,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
@@ -114,6 +117,23 @@ func (a *app) loadDocuments(workloadArg, hwArg string) (*workload.Program, *hw.P
 
 func bindProblem(prog *workload.Program, prof *hw.Profile, doc string) (*state.Problem, error) {
 	return state.Bind(prog, prof, doc)
+}
+
+// planProblem returns p bound with the semantics of pl's cost model
+// (state.Semantics): a timeline plan carries copy starts, loads and
+// resident constants, which only a problem bound for the timeline model
+// reads. p itself where it already has them or the model is another (or
+// unknown: the checker names it).
+func planProblem(p *state.Problem, pl *plan.Plan) (*state.Problem, error) {
+	m, ok := costmodel.Lookup(cmp.Or(pl.CostModel, costmodel.Default))
+	if !ok || m.Timeline() == p.Timeline() {
+		return p, nil
+	}
+	q, err := state.Bind(p.Prog, p.HW, "workload", state.Semantics{Timeline: m.Timeline()})
+	if err != nil { // p's documents bound once already
+		return nil, internalErrorf("binding %s for the %s model: %v", p.Prog.Name, m.Name(), err)
+	}
+	return q, nil
 }
 
 // readStdin reads standard input, up to what the memory limit allows.

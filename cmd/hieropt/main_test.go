@@ -245,7 +245,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", []string{"optimize", "--frobnicate"}, "", "hieropt: unknown flag: --frobnicate"},
 		{"unknown command", []string{"frobnicate"}, "", `hieropt: unknown command "frobnicate" for "hieropt"`},
 		{"unknown cost model", []string{"optimize", "--workload", "seed000-example", "--hw", okProfile, "--cost-model", "nope"}, "",
-			`hieropt: --cost-model "nope" is not known (known: seed003, vela-dma)`},
+			`hieropt: --cost-model "nope" is not known (known: seed003, timeline, vela-dma)`},
 		{"plan for another workload", []string{"verify", "--workload", "seed000-example", "--hw", okProfile, write("other.json",
 			`{"format":"hieropt.plan/v1","workload":"resnet18-int8","hardware":"one-level-8k","time_unit":"cycle","cost":{"initial":1,"final":1},"placements":[],"transfers":[]}`)}, "",
 			`hieropt: plan "` + filepath.Join(dir, "other.json") + `": plan is for workload "resnet18-int8", not "seed000-example"`},

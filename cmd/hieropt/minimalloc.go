@@ -169,7 +169,7 @@ then a valid MiniMalloc solution of that slightly different problem.`,
 		if err != nil {
 			return err
 		}
-		pl, _, err := a.validPlan(p, args[0])
+		pl, _, _, err := a.validPlan(p, args[0])
 		if err != nil {
 			return err
 		}

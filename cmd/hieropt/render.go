@@ -68,26 +68,40 @@ The plans are checked against FORMATS.md first: an invalid plan is not drawn
 }
 
 // validPlan reads a plan and checks it against the problem: it returns
-// the plan's layout, or an input error (exit 2) or the first violations
+// the plan's layout and the problem bound for the plan's cost model
+// (planProblem), or an input error (exit 2) or the first violations
 // (exit 1).
-func (a *app) validPlan(p *state.Problem, path string) (*plan.Plan, *state.Layout, error) {
-	pl, err := a.readPlan(path)
+func (a *app) validPlan(p *state.Problem, path string) (*plan.Plan, *state.Layout, *state.Problem, error) {
+	pl, err := a.checkedPlan(p, path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	res, err := checkPlan(p, pl, plan.DocName(path))
-	if err != nil {
-		return nil, nil, err
-	}
-	if !res.Valid() {
-		return nil, nil, failed(fmt.Errorf("%s is invalid (%d violations; run verify for all): %s",
-			path, len(res.Violations)+res.Omitted, res.Violations[0]))
+	if p, err = planProblem(p, pl); err != nil {
+		return nil, nil, nil, err
 	}
 	lay, err := state.LayoutOf(p, pl) // valid: LayoutOf's precondition
 	if err != nil {
-		return nil, nil, internalErrorf("%s: %v", path, err)
+		return nil, nil, nil, internalErrorf("%s: %v", path, err)
 	}
-	return pl, lay, nil
+	return pl, lay, p, nil
+}
+
+// checkedPlan reads the plan at path and checks it against p (package
+// verify): an invalid plan is an error naming its first violation.
+func (a *app) checkedPlan(p *state.Problem, path string) (*plan.Plan, error) {
+	pl, err := a.readPlan(path)
+	if err != nil {
+		return nil, err
+	}
+	res, err := checkPlan(p, pl, plan.DocName(path))
+	if err != nil {
+		return nil, err
+	}
+	if !res.Valid() {
+		return nil, failed(fmt.Errorf("%s is invalid (%d violations; run verify for all): %s",
+			path, len(res.Violations)+res.Omitted, res.Violations[0]))
+	}
+	return pl, nil
 }
 
 func (a *app) render(o *renderOptions, planArg string) error {
@@ -98,7 +112,7 @@ func (a *app) render(o *renderOptions, planArg string) error {
 	if err != nil {
 		return err
 	}
-	pl, lay, err := a.validPlan(p, planArg)
+	pl, lay, p, err := a.validPlan(p, planArg)
 	if err != nil {
 		return err
 	}
@@ -107,7 +121,7 @@ func (a *app) render(o *renderOptions, planArg string) error {
 	}
 	ds := []render.Diagram{{Title: title(planArg, pl), Layout: lay}}
 	if o.Compare != "" {
-		ref, rlay, err := a.validPlan(p, o.Compare)
+		ref, rlay, _, err := a.validPlan(p, o.Compare)
 		if err != nil {
 			return err
 		}

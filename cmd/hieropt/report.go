@@ -88,7 +88,7 @@ func (a *app) report(o *reportOptions, planArg string) error {
 	if err != nil {
 		return err
 	}
-	pl, lay, err := a.validPlan(p, planArg)
+	pl, lay, p, err := a.validPlan(p, planArg)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (a *app) report(o *reportOptions, planArg string) error {
 	settings := [][2]string{{"plan", planArg}}
 	var initial *state.Layout
 	if o.Initial != "" {
-		_, initial, err = a.validPlan(p, o.Initial)
+		_, initial, _, err = a.validPlan(p, o.Initial)
 		if err != nil {
 			return err
 		}

@@ -80,7 +80,7 @@ func (s *summary) write(w io.Writer) {
 	if s.boundSkipped() {
 		fmt.Fprintf(w, "bound      not computed: the time limit left no time for it ('hieropt bounds' computes it)\n")
 	} else {
-		fmt.Fprintf(w, "bound      %s\n", boundLine(p, s.model, s.plan.Cost.Final))
+		fmt.Fprintf(w, "bound      %s\n", boundLine(p, s.model.Name(), s.plan.Cost.Final))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-*s\tcapacity\tpeak\tpeak %%\treads\twrites\tmoved in\tmoved out\ttraffic\ttime\ttime %%\t\n", width, "level")
@@ -266,7 +266,7 @@ func (s *summary) writeJSON(w io.Writer) error {
 	}{
 		Workload: p.Prog.Name, Hardware: p.HW.Name, TimeUnit: p.HW.TimeUnit, CostModel: s.model.Name(), Planner: s.planner,
 		Initial: s.plan.Cost.Initial, Final: s.plan.Cost.Final, MaxLive: st.MaxLive, MaxLiveIP: st.MaxLiveInPlace,
-		NoPlanning: bounds.NoPlanning(p, s.model), Seconds: s.elapsed.Seconds(), Output: s.output,
+		NoPlanning: noPlanningCost(p, s.model.Name()), Seconds: s.elapsed.Seconds(), Output: s.output,
 		Placements: len(s.plan.Placements), Transfers: len(s.plan.Transfers),
 	}
 	if out.Initial != 0 {
@@ -274,9 +274,9 @@ func (s *summary) writeJSON(w io.Writer) error {
 	}
 	if s.boundSkipped() {
 		// No time left for it under the time limit: left out.
-	} else if b, err := bounds.Compute(p, s.model); err == nil {
-		out.Bound = &b.Cost
-		if c := bounds.Captured(out.NoPlanning, out.Final, b.Cost); !math.IsNaN(c) {
+	} else if cb, err := costBoundOf(p, s.model.Name()); err == nil {
+		out.Bound = &cb.Cost
+		if c := bounds.Captured(out.NoPlanning, out.Final, cb.Cost); !math.IsNaN(c) {
 			out.Captured = &c
 		}
 	}

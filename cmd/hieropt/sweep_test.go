@@ -224,7 +224,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"--set", "segments=every,sometimes"}, `--set segments=sometimes: --segments "sometimes": unknown strategy (want every, fixed:N, at:t1,t2,... or auto)`},
 		{[]string{"--set", "actions=move+fly"}, `--set actions=move,fly: --actions "move,fly": unknown action "fly" (known: move, swap, reuse, evict)`},
 		{[]string{"--set", "initial-only=maybe"}, `--set initial-only=maybe: "maybe": want true or false`},
-		{[]string{"--set", "cost-model=free"}, `--set cost-model=free: --cost-model "free" is not known (known: seed003, vela-dma)`},
+		{[]string{"--set", "cost-model=free"}, `--set cost-model=free: --cost-model "free" is not known (known: seed003, timeline, vela-dma)`},
 		{[]string{"--set", "beam=1", "--set", "beam=4"}, `--set "beam=4": beam is already swept by an earlier --set`},
 		{[]string{"--scale", "SRAM.speed=2"}, `--scale "SRAM.speed=2": want LEVEL.FIELD=F1,F2,... with FIELD one of bandwidth, latency, in.bandwidth, out.bandwidth, in.latency, out.latency, capacity`},
 		{[]string{"--scale", "SRAM.latency=-1"}, `--scale "SRAM.latency=-1": factor "-1": want a number > 0`},

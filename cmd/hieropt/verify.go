@@ -134,6 +134,10 @@ func (a *app) verify(o *verifyOptions, planArg string) error {
 // under the plan's cost model. doc names the plan in errors. The error, an
 // *inputerr.Error, says that pl cannot be checked against p at all.
 func checkPlan(p *state.Problem, pl *plan.Plan, doc string) (*verify.Report, error) {
+	p, err := planProblem(p, pl)
+	if err != nil {
+		return nil, err
+	}
 	opt := &verify.Options{Doc: doc}
 	// An unknown model is verify's input error, before it asks for
 	// cost.initial.
