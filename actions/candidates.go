@@ -156,6 +156,24 @@ func Detach(occ *state.Occupancy, v state.View, b, t int) {
 	}
 }
 
+// MayEnter reports whether block b may be put into level l at timestep t
+// without a copy into a level that cannot take one (Problem.CopyInto: a
+// read-only level takes no write). Putting a block into l at t is a copy
+// into l when t is after the block's first timestep (a transfer) or, under
+// the timeline model, when b is a constant and l is not its home (its
+// load). Under the other models a constant's first placement is free
+// (FORMATS.md section 4), so a read-only level may take it then. Any
+// other level may take anything Problem.Allowed lets in.
+func MayEnter(p *state.Problem, b, l, t int) bool {
+	if p.CopyInto(l) {
+		return true
+	}
+	if t > p.Block(b).First {
+		return false
+	}
+	return !p.Timeline() || l == p.Home(b)
+}
+
 // Options bound the enumeration of candidates.
 type Options struct {
 	Actions Set
@@ -179,7 +197,7 @@ func Enumerate(occ *state.Occupancy, v state.View, b, t int, o Options, emit fun
 	p := occ.Problem()
 	cur := state.SegAt(v.BlockSegs(b), t).Pos()
 	for l := 0; l < p.Levels(); l++ {
-		if !p.Allowed(b, l) {
+		if !p.Allowed(b, l) || !MayEnter(p, b, l, t) {
 			continue
 		}
 		kind := Swap
@@ -234,7 +252,7 @@ func Enumerate(occ *state.Occupancy, v state.View, b, t int, o Options, emit fun
 		}
 		s := state.SegAt(segs, t)
 		l := int(s.Level)
-		if s.Pos() == cur || !p.Allowed(b, l) || !occ.ReuseFits(a, b, l, s.Offset) {
+		if s.Pos() == cur || !p.Allowed(b, l) || !MayEnter(p, b, l, t) || !occ.ReuseFits(a, b, l, s.Offset) {
 			continue
 		}
 		if c, ok := Partner(p, v, a, t); ok && c != b {

@@ -84,7 +84,7 @@ func EnumerateEvict(occ *state.Occupancy, v state.View, b, t int, o Options, pri
 	e := &evictor{p: p, occ: occ, v: v, b: b, t: t, o: o, price: price, space: space, noneTaken: make([][]state.Gap, p.Levels())}
 	cur := state.SegAt(v.BlockSegs(b), t).Pos()
 	for l := 0; l < int(cur.Level); l++ {
-		if p.Allowed(b, l) {
+		if p.Allowed(b, l) && MayEnter(p, b, l, t) {
 			e.emitLevel(cur, l, e.windows(l, e.pieces(l)), emit)
 		}
 	}
@@ -95,8 +95,8 @@ func EnumerateEvict(occ *state.Occupancy, v state.View, b, t int, o Options, pri
 func (e *evictor) target(c, l int, taken [][]state.Gap) (state.Pos, bool) {
 	p := e.p
 	for to := l + 1; to < p.Levels(); to++ {
-		if !p.Allowed(c, to) {
-			continue
+		if !p.Allowed(c, to) || !MayEnter(p, c, to, p.Block(c).First) {
+			continue // its whole life there: a first placement
 		}
 		if off, ok := e.space(to, p.Foot(c, to), p.Align(c, to), taken[to]); ok {
 			return state.Pos{Level: int32(to), Offset: off}, true

@@ -103,7 +103,7 @@ func FallbackPlan(ctx context.Context, p *state.Problem, price Pricer, cause *In
 		var must, may, rest []int
 		for _, b := range left {
 			switch {
-			case !p.Allowed(b, l):
+			case !mayLive(p, b, l):
 				rest = append(rest, b)
 			case allowedBelow(p, b, l):
 				may = append(may, b)
@@ -141,10 +141,17 @@ func FallbackPlan(ctx context.Context, p *state.Problem, price Pricer, cause *In
 	return lay, fb, nil
 }
 
+// mayLive reports whether the fallback may put block b into level l for
+// its whole life: l allows it, and its first placement there copies
+// nothing into a read-only level (MayEnter).
+func mayLive(p *state.Problem, b, l int) bool {
+	return p.Allowed(b, l) && MayEnter(p, b, l, p.Block(b).First)
+}
+
 // allowedBelow reports whether block b may live in a level slower than l.
 func allowedBelow(p *state.Problem, b, l int) bool {
 	for k := l + 1; k < p.Levels(); k++ {
-		if p.Allowed(b, k) {
+		if mayLive(p, b, k) {
 			return true
 		}
 	}
@@ -182,7 +189,7 @@ func packLevel(ctx context.Context, p *state.Problem, price Pricer, l int, must,
 	order := make([]candidate, len(may))
 	for i, b := range may {
 		k := l + 1
-		for !p.Allowed(b, k) {
+		for !mayLive(p, b, k) {
 			k++
 		}
 		at := func(level int) float64 {

@@ -184,7 +184,7 @@ func (in *Initializer) Replay(occ *state.Occupancy, v state.View, t int) {
 func (in *Initializer) Place(occ *state.Occupancy, v state.View, b, t int) (state.Pos, bool) {
 	p := in.p
 	for l := 0; l < p.Levels(); l++ {
-		if !p.Allowed(b, l) {
+		if !p.Allowed(b, l) || !MayEnter(p, b, l, t) {
 			continue
 		}
 		if !in.NoReuse {
