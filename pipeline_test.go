@@ -103,7 +103,7 @@ func TestSettingsValidate(t *testing.T) {
 		s    hieropt.Settings
 		want string
 	}{
-		{hieropt.Settings{Planner: "greedy"}, `Settings.Planner "greedy": not a registered planner (registered: initializer, none, pack, search, seed000, seed001, seed004)`},
+		{hieropt.Settings{Planner: "greedy"}, `Settings.Planner "greedy": not a registered planner (registered: initializer, none, pack, search, seed000, seed001, seed004, seed004-pipeline, xla-msa)`},
 		{hieropt.Settings{CostModel: "free"}, `Settings.CostModel "free": not a registered cost model (registered: ` + joinNames(costmodel.Names()) + `)`},
 		{hieropt.Settings{Search: search.Settings{Beam: -2}}, `Settings.Search.Beam -2: want a positive number, or -1 for unbounded`},
 		{hieropt.Settings{Search: search.Settings{MaxCandidates: -3}}, `Settings.Search.MaxCandidates -3: want a positive number, or -1 for no cap`},
@@ -154,10 +154,17 @@ func joinNames(names []string) string {
 // state the same cost.initial; only the search walks and repacks.
 func TestPlanners(t *testing.T) {
 	prog, prof := documents(t, "resnet50-int8", "ethos-u55")
-	assert.Equal(t, []string{"initializer", "none", "pack", "search", "seed000", "seed001", "seed004"}, hieropt.PlannerNames())
+	assert.Equal(t, []string{"initializer", "none", "pack", "search", "seed000", "seed001", "seed004", "seed004-pipeline", "xla-msa"}, hieropt.PlannerNames())
 	initial := -1.0
 	for _, pl := range hieropt.Planners() {
 		assert.NotEmpty(t, pl.Doc())
+		if pl.Name() == hieropt.PipelinePlanner {
+			// The timeline model's only (planners_baseline_test.go).
+			_, err := hieropt.Plan(context.Background(), prog, prof, &hieropt.Settings{Planner: pl.Name()})
+			var pe *hieropt.PlannerError
+			assert.ErrorAs(t, err, &pe)
+			continue
+		}
 		res := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Planner: pl.Name()})
 		if initial < 0 {
 			initial = res.Initial.Cost
@@ -176,6 +183,8 @@ func TestPlanners(t *testing.T) {
 			assert.Equal(t, res.Initial.Cost, res.Plan.Cost.Final)
 		case "none":
 			assert.Equal(t, "none: every block in OffChipFlash", d)
+		case hieropt.MSAPlanner:
+			assert.Regexp(t, `^xla-msa: \d+ of \d+ blocks ranked given a faster level$`, d)
 		default:
 			assert.Regexp(t, `^`+pl.Name()+`: arena of \d+ B in level OffChipFlash$`, d)
 		}

@@ -35,7 +35,7 @@ type Planner interface {
 var planners = registry.New[Planner]("hieropt: planner")
 
 func init() {
-	planners.MustRegister(searchPlanner{}, initializerPlanner{}, nonePlanner{})
+	planners.MustRegister(searchPlanner{}, initializerPlanner{}, nonePlanner{}, pipelinePlanner{}, msaPlanner{})
 	for _, name := range arena.Names() {
 		a, _ := arena.Lookup(name)
 		planners.MustRegister(arenaPlanner{a})
