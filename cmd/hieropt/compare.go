@@ -43,6 +43,9 @@ type compareRow struct {
 	Validated   bool    `json:"validated"`
 	Note        string  `json:"note,omitempty"`
 	Infeasible  bool    `json:"infeasible,omitempty"`
+	// why heads an infeasible row's note in the table: "does not fit", or
+	// "not for this model" for a planner that refuses the plan's model.
+	why string
 }
 
 func newCompareCmd(a *app) *cobra.Command {
@@ -61,6 +64,14 @@ func newCompareCmd(a *app) *cobra.Command {
   seed001, seed004 seed 004's greedy by size: each in the fastest level that
                    holds its arena
   initializer      seed 003's rules 1-5
+  seed004-pipeline seed 004's pipelined weight loading: each op's weights
+                   copied into the fastest writable level while the op
+                   before computes, two halves of one region in turns
+                   (timeline model only: under the others the row says so)
+  xla-msa          a memory-space assignment in the manner of XLA's: blocks
+                   ranked by time saved over the square root of their size,
+                   given the fast level greedily in space and time,
+                   constants prefetched as early as the space allows
   search           hieropt's search (the search flags apply)
 
 and prints, for each: the cost, the reduction against no planning, the gap to
@@ -124,7 +135,11 @@ func (a *app) compare(o *compareOptions, s *hieropt.Settings) error {
 		res, err := hieropt.Plan(context.Background(), prog, prof, &sc)
 		var pe *hieropt.PlannerError
 		if errors.As(err, &pe) {
-			rows = append(rows, compareRow{Planner: name, Infeasible: true, Note: err.Error()})
+			why := "does not fit"
+			if errors.Is(err, baseline.ErrTimelineOnly) {
+				why = "not for this model"
+			}
+			rows = append(rows, compareRow{Planner: name, Infeasible: true, Note: err.Error(), why: why})
 			return nil, nil
 		}
 		if err != nil {
@@ -166,6 +181,11 @@ func (a *app) compare(o *compareOptions, s *hieropt.Settings) error {
 	}); err != nil {
 		return err
 	}
+	for _, name := range []string{hieropt.PipelinePlanner, hieropt.MSAPlanner} {
+		if _, err := row(name, name, func(r *hieropt.Result) string { return r.Plan.Planner }); err != nil {
+			return err
+		}
+	}
 	if _, err := row("search", "search", func(r *hieropt.Result) string { return r.Plan.Planner }); err != nil {
 		return err
 	}
@@ -205,7 +225,7 @@ func (a *app) compare(o *compareOptions, s *hieropt.Settings) error {
 	fmt.Fprintln(tw, "|---\t|---:\t|---:\t|---:\t|---:\t|---:\t|---\t|")
 	for _, r := range rows {
 		if r.Infeasible {
-			fmt.Fprintf(tw, "| %s\t| -\t| -\t| -\t| -\t| -\t| does not fit: %s\t|\n", r.Planner, strings.ReplaceAll(r.Note, "|", "/"))
+			fmt.Fprintf(tw, "| %s\t| -\t| -\t| -\t| -\t| -\t| %s: %s\t|\n", r.Planner, r.why, strings.ReplaceAll(r.Note, "|", "/"))
 			continue
 		}
 		status := "valid"

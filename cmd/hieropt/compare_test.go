@@ -17,16 +17,21 @@ func TestCompare(t *testing.T) {
 	var out struct {
 		Bound float64 `json:"cost_lower_bound"`
 		Rows  []struct {
-			Planner   string  `json:"planner"`
-			Cost      float64 `json:"cost"`
-			Validated bool    `json:"validated"`
+			Planner    string  `json:"planner"`
+			Cost       float64 `json:"cost"`
+			Validated  bool    `json:"validated"`
+			Infeasible bool    `json:"infeasible"`
 		} `json:"planners"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
-	require.Len(t, out.Rows, 8)
+	require.Len(t, out.Rows, 10)
 	var best string
 	cheapest := 0.0
 	for _, row := range out.Rows {
+		if row.Infeasible { // seed004-pipeline under the seed model
+			assert.Equal(t, "seed004-pipeline", row.Planner)
+			continue
+		}
 		assert.GreaterOrEqual(t, row.Cost, out.Bound, row.Planner)
 		if row.Validated && (best == "" || row.Cost < cheapest) {
 			best, cheapest = row.Planner, row.Cost
@@ -37,13 +42,15 @@ func TestCompare(t *testing.T) {
 	r = runCLI(t, "", "compare", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "two-level-5k.yaml"))
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "cost lower bound 3354.00")
-	// A header and eight planners (the separator is "|---"); the pack,
+	// A header and ten planners (the separator is "|---"); the pack,
 	// seed000 and seed004 arenas (5120 B) fit the fast level and reach the
-	// bound, as does the search; seed001's block ids need 7 KiB and go to
-	// SLOW.
-	assert.Equal(t, 9, strings.Count(r.stdout, "\n| "), r.stdout)
-	assert.Contains(t, r.stdout, "| seed001 arena | 27274.00 |")
-	assert.Contains(t, r.stdout, "| pack arena    | 3354.00  |")
+	// bound, as do xla-msa and the search; seed001's block ids need 7 KiB
+	// and go to SLOW; seed004-pipeline refuses the seed model.
+	assert.Equal(t, 11, strings.Count(r.stdout, "\n| "), r.stdout)
+	assert.Regexp(t, `\| xla-msa +\| 3354.00 +\|`, r.stdout)
+	assert.Contains(t, r.stdout, "| not for this model: seed004-pipeline plans for the timeline model (this plan's model is seed003): --cost-model timeline |")
+	assert.Regexp(t, `\| seed001 arena +\| 27274.00 +\|`, r.stdout)
+	assert.Regexp(t, `\| pack arena +\| 3354.00 +\|`, r.stdout)
 	assert.Contains(t, r.stdout, "valid: 5.0 KiB in FAST")
 	// The fastest level's column is its traffic, as in optimize's summary
 	// (26.0 KiB for the search's plan, which holds at most 5 KiB there):

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBaselinePlannersCLI: --initializer names issue 15's baselines;
+// their plans on the timeline test profile pass verify; compare has a
+// row for each, and on a seed-model profile the pipeline's row says it
+// plans for the timeline model only.
+func TestBaselinePlannersCLI(t *testing.T) {
+	dir := t.TempDir()
+	prof := repo("testdata", "hw", "ethos-u55-timeline.yaml")
+	for _, pl := range []string{"seed004-pipeline", "xla-msa"} {
+		out := filepath.Join(dir, pl+".json")
+		r := runCLI(t, "", "optimize", "--workload", "squeezenet1_1-int8", "--hw", prof, "--initializer", pl, "-o", out)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Regexp(t, `\nplanner +`+pl+`: `, r.stderr)
+		assert.Contains(t, r.stderr, "(timeline model)")
+		// hieropt verify binds the problem for the plan's model (the
+		// test helper verifyPlan binds it for the seed's).
+		v := runCLI(t, "", "verify", "--workload", "squeezenet1_1-int8", "--hw", prof, out)
+		require.Equal(t, exitOK, v.code, v.stdout+v.stderr)
+	}
+	r := runCLI(t, "", "optimize", "--workload", "squeezenet1_1-int8", "--hw", "ethos-u55", "--initializer", "seed004-pipeline", "-o", filepath.Join(dir, "no.json"))
+	assert.NotEqual(t, exitOK, r.code)
+	assert.Contains(t, r.stderr, "seed004-pipeline plans for the timeline model (this plan's model is seed003): --cost-model timeline")
+	assert.NoFileExists(t, filepath.Join(dir, "no.json"))
+	r = runCLI(t, "", "optimize", "--workload", "squeezenet1_1-int8", "--hw", "ethos-u55", "--initializer", "xla-pipeline")
+	assert.Equal(t, exitInput, r.code)
+	assert.Contains(t, r.stderr, `--initializer "xla-pipeline" is not known (known: seed003, pack, seed000, seed001, seed004, seed004-pipeline, xla-msa)`)
+
+	r = runCLI(t, "", "compare", "--workload", "squeezenet1_1-int8", "--hw", prof)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	for _, pl := range []string{"seed004-pipeline", "xla-msa"} {
+		m := regexp.MustCompile(`\| ` + pl + ` +\| ([0-9.]+) +\|.*\| valid: ` + pl + `: `).FindStringSubmatch(r.stdout)
+		require.NotNil(t, m, "%s\n%s", pl, r.stdout)
+		cost, err := strconv.ParseFloat(m[1], 64)
+		require.NoError(t, err)
+		assert.Positive(t, cost)
+	}
+}
