@@ -1,12 +1,15 @@
 // Package render draws plans: time-space diagrams as SVG (timesteps
 // across, addresses up, a panel per memory level, a rectangle per
 // placement, as in the seed documents' figures), a compact ASCII map for
-// terminals, and a self-contained HTML report.
+// terminals, the timeline of a plan under the timeline model (TimelineSVG)
+// and a self-contained HTML report.
 //
 // Every drawn placement is an SVG rect of class "pl" (plus "k-<kind>"),
 // with a <title> for hover; reused space is a rect of class "reuse",
-// transfers are lines of class "xfer". Tests and browsers count on these
-// classes.
+// transfers are lines of class "xfer" (loads of constants "xfer load"),
+// and under the timeline model a copy in flight, its destination reserved
+// from the copy's start to its timestep, is a hatched rect of class
+// "inflight". Tests and browsers count on these classes.
 package render
 
 import (
@@ -145,6 +148,13 @@ func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
 	bw.WriteString(`<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="none"/><line x1="0" y1="0" x2="0" y2="6" stroke="#000" stroke-width="2" stroke-opacity="0.55"/></pattern>` +
 		`<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>` + "\n")
 	bw.WriteString(`<style>.pl{stroke:#fff;stroke-width:0.3}.reuse{fill:url(#hatch);pointer-events:none}.xfer{stroke:#333;stroke-width:1;marker-end:url(#arrow)}.grid{stroke:#ddd;stroke-width:0.5}.cap{stroke:#c00;stroke-dasharray:4 3}.frame{fill:#fafafa;stroke:#999}</style>` + "\n")
+	flight := InFlight(lays...) > 0
+	if flight {
+		// Only plans with copies in flight get the pattern, so that the
+		// drawing of any other plan stays as it was.
+		bw.WriteString(`<defs><pattern id="inflight" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)"><rect width="5" height="5" fill="#fff" fill-opacity="0.6"/><line x1="0" y1="0" x2="0" y2="5" stroke="#333" stroke-width="1.6" stroke-opacity="0.7"/></pattern></defs>` + "\n" +
+			`<style>.inflight{fill:url(#inflight);stroke-width:1}</style>` + "\n")
+	}
 	for i, d := range ds {
 		g := &geometry{
 			x0:     diagW*float64(i) + float64(diagramGap*i) + marginLeft,
@@ -160,7 +170,7 @@ func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
 		}
 		drawDiagram(bw, p, d, g)
 	}
-	drawLegend(bw, totalH-float64(legendHeight)-4)
+	drawLegend(bw, totalH-float64(legendHeight)-4, flight)
 	bw.WriteString("</svg>\n")
 	return bw.Flush()
 }
@@ -184,6 +194,12 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry) {
 			l := int(s.Level)
 			f := p.Foot(b, l)
 			x0, x1 := g.x(int(s.From)), g.x(to+1)
+			resident := ""
+			if s.IsResident() {
+				// Its range is kept for the whole run (FORMATS.md rule 10).
+				x0, x1 = g.x(0), g.x(T)
+				resident = fmt.Sprintf(" · resident: its range is kept for the whole run [0,%d]", T-1)
+			}
 			y0, y1 := g.y(l, s.Offset+f), g.y(l, s.Offset)
 			h := math.Max(y1-y0, 0.6)
 			bw.WriteString(`<rect class="pl k-`)
@@ -199,9 +215,26 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry) {
 			bw.WriteString(`" fill="`)
 			bw.WriteString(kindColor[blk.Kind])
 			bw.WriteString(`"><title>`)
-			bw.WriteString(esc(fmt.Sprintf("%s · %s · %d B · lifetime [%d,%d] · %s @ %d during [%d,%d]",
-				blk.Name, blk.Kind, blk.Size, blk.First, blk.Last, p.HW.Levels[l].Name, s.Offset, s.From, to)))
+			bw.WriteString(esc(fmt.Sprintf("%s · %s · %d B · lifetime [%d,%d] · %s @ %d during [%d,%d]%s",
+				blk.Name, blk.Kind, blk.Size, blk.First, blk.Last, p.HW.Levels[l].Name, s.Offset, s.From, to, resident)))
 			bw.WriteString("</title></rect>\n")
+		}
+	}
+	// Copies in flight: a segment filled by a copy issued before its
+	// timestep has its range reserved from the copy's start; that
+	// reservation is hatched.
+	for b, segs := range lay.Segs {
+		for i, s := range segs {
+			if s.Lead <= 0 {
+				continue
+			}
+			l := int(s.Level)
+			y0, y1 := g.y(l, s.Offset+p.Foot(b, l)), g.y(l, s.Offset)
+			x0, x1 := g.x(int(s.Start())), g.x(int(s.From))
+			fmt.Fprintf(bw, `<rect class="inflight" x="%s" y="%s" width="%s" height="%s" stroke="%s"><title>%s</title></rect>`+"\n",
+				num(x0), num(y0), num(math.Max(x1-x0, 0.4)), num(math.Max(y1-y0, 0.6)), kindColor[p.Block(b).Kind],
+				esc(fmt.Sprintf("%s in flight: %s, issued at timestep %d for timestep %d; %s @ %d reserved during [%d,%d]",
+					p.Block(b).Name, copyLevels(p, b, segs, i), s.Start(), s.From, p.HW.Levels[l].Name, s.Offset, s.Start(), s.From-1)))
 		}
 	}
 	// Reused space: where a block created at t starts where a reusable
@@ -226,21 +259,72 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry) {
 			}
 		}
 	}
-	// Transfers: an arrow from the old place to the new one.
+	// Transfers: an arrow from the old place to the new one, from the
+	// copy's start to its timestep (vertical when they are the same).
 	for b, segs := range lay.Segs {
 		for i := 1; i < len(segs); i++ {
 			from, to := segs[i-1], segs[i]
-			x := g.x(int(to.From))
 			fl, tl := int(from.Level), int(to.Level)
 			y0 := g.y(fl, from.Offset+p.Foot(b, fl)/2)
 			y1 := g.y(tl, to.Offset+p.Foot(b, tl)/2)
+			what := fmt.Sprintf("%s moves at timestep %d: %s @ %d → %s @ %d", p.Block(b).Name, to.From,
+				p.HW.Levels[fl].Name, from.Offset, p.HW.Levels[tl].Name, to.Offset)
+			if to.Lead > 0 {
+				what += fmt.Sprintf(", the copy issued at timestep %d", to.Start())
+			}
 			fmt.Fprintf(bw, `<line class="xfer" x1="%s" y1="%s" x2="%s" y2="%s"><title>%s</title></line>`+"\n",
-				num(x), num(y0), num(x), num(y1),
-				esc(fmt.Sprintf("%s moves at timestep %d: %s @ %d → %s @ %d", p.Block(b).Name, to.From,
-					p.HW.Levels[fl].Name, from.Offset, p.HW.Levels[tl].Name, to.Offset)))
+				num(g.x(int(to.Start()))), num(y0), num(g.x(int(to.From))), num(y1), esc(what))
+		}
+		// A load (the timeline model: a constant's first segment outside
+		// its home level, not resident) comes from the home level, where
+		// the constant has no address: the arrow starts at the top of its
+		// panel.
+		if len(segs) > 0 && isLoad(p, b, segs[0]) {
+			s, home := segs[0], p.Home(b)
+			l := int(s.Level)
+			fmt.Fprintf(bw, `<line class="xfer load" x1="%s" y1="%s" x2="%s" y2="%s"><title>%s</title></line>`+"\n",
+				num(g.x(int(s.Start()))), num(g.panelY0[home]), num(g.x(int(s.From))), num(g.y(l, s.Offset+p.Foot(b, l)/2)),
+				esc(fmt.Sprintf("%s is loaded for timestep %d: %s → %s @ %d, the copy issued at timestep %d", p.Block(b).Name, s.From,
+					p.HW.Levels[home].Name, p.HW.Levels[l].Name, s.Offset, s.Start())))
 		}
 	}
 	bw.WriteString("</g>\n")
+}
+
+// isLoad reports whether s, block b's first segment, is filled by a load:
+// under the timeline model, a constant outside its home level and not
+// resident (FORMATS.md 6.2).
+func isLoad(p *state.Problem, b int, s state.Seg) bool {
+	return p.Timeline() && p.Block(b).Kind == workload.Constant && int(s.Level) != p.Home(b) && !s.IsResident()
+}
+
+// copyLevels says where segment i of block b is copied from and to:
+// "SLOW @ 0 → FAST @ 64", or for a load "FLASH → FAST @ 64".
+func copyLevels(p *state.Problem, b int, segs []state.Seg, i int) string {
+	lv := p.HW.Levels
+	to := segs[i]
+	if i == 0 {
+		return fmt.Sprintf("a load %s → %s @ %d", lv[p.Home(b)].Name, lv[to.Level].Name, to.Offset)
+	}
+	from := segs[i-1]
+	return fmt.Sprintf("%s @ %d → %s @ %d", lv[from.Level].Name, from.Offset, lv[to.Level].Name, to.Offset)
+}
+
+// InFlight counts the copies of the layouts issued before their timestep
+// (FORMATS.md 6.2: start < at), transfers and loads: the reservations that
+// SVG hatches. It is 0 for a plan of any model but the timeline.
+func InFlight(lays ...*state.Layout) int {
+	n := 0
+	for _, lay := range lays {
+		for _, segs := range lay.Segs {
+			for _, s := range segs {
+				if s.Lead > 0 {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 // drawPanel draws a level's frame, capacity line and axes.
@@ -278,7 +362,7 @@ func drawPanel(bw *bufio.Writer, p *state.Problem, g *geometry, l, T int) {
 	bw.WriteString("</g>\n")
 }
 
-func drawLegend(bw *bufio.Writer, y float64) {
+func drawLegend(bw *bufio.Writer, y float64, flight bool) {
 	x := float64(marginLeft)
 	bw.WriteString(`<g class="legend">`)
 	for _, k := range []workload.Kind{workload.Input, workload.Activation, workload.Scratch, workload.Output, workload.Constant} {
@@ -291,6 +375,11 @@ func drawLegend(bw *bufio.Writer, y float64) {
 	x += 110
 	fmt.Fprintf(bw, `<line stroke="#333" marker-end="url(#arrow)" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s">transfer</text>`,
 		num(x), num(y+12), num(x), num(y), num(x+8), num(y+10))
+	if flight {
+		x += 80
+		fmt.Fprintf(bw, `<rect x="%s" y="%s" width="12" height="12" fill="url(#inflight)" stroke="#333"/><text x="%s" y="%s">copy in flight (destination reserved)</text>`,
+			num(x), num(y), num(x+16), num(y+10))
+	}
 	bw.WriteString("</g>\n")
 }
 
