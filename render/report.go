@@ -52,8 +52,26 @@ const (
 )
 
 // Section ids of the report, in order: a test or a browser can look for
-// them.
-var ReportSections = []string{"summary", "diagrams", "time", "occupancy", "blocks", "transfers", "settings"}
+// them. ReportSections are those of a report under a model without a
+// timeline (seed003, vela-dma); ReportTimelineSections those under the
+// timeline model, whose report has the plans' timelines after their
+// diagrams.
+var (
+	ReportSections         = []string{"summary", "diagrams", "time", "occupancy", "blocks", "transfers", "settings"}
+	ReportTimelineSections = []string{"summary", "diagrams", "timeline", "time", "occupancy", "blocks", "transfers", "settings"}
+)
+
+// reportSectionNames are the sections' names in the report's navigation.
+var reportSectionNames = map[string]string{
+	"summary": "Summary", "diagrams": "Diagrams", "timeline": "Timeline", "time": "Where the time goes",
+	"occupancy": "Occupancy", "blocks": "Blocks", "transfers": "Transfers", "settings": "Settings",
+}
+
+// ReportTimelineWidth is the width in pixels of the timeline drawing's
+// plot in the report: a lane holds at most TimelineElementsPerColumn
+// elements per pixel column, so the drawing's size is bounded whatever
+// the program's length.
+const ReportTimelineWidth = 960
 
 // repLevelColors tell the levels apart in the charts (Okabe-Ito, then greys).
 var repLevelColors = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#666666"}
@@ -184,6 +202,7 @@ type reportData struct {
 	Nav                      []navLink
 	Summary                  summaryData
 	Diagrams                 diagramsData
+	Timeline                 *timelineData // nil unless the model has a timeline
 	Time                     timeData
 	Occupancy                occupancyData
 	Blocks                   blocksData
@@ -209,13 +228,23 @@ func (g *reportGen) data() (*reportData, error) {
 		Transfers: g.transfers(),
 		Settings:  g.settings(),
 	}
-	names := []string{"Summary", "Diagrams", "Where the time goes", "Occupancy", "Blocks", "Transfers", "Settings"}
-	for i, id := range ReportSections {
-		d.Nav = append(d.Nav, navLink{id, names[i]})
+	ids := ReportSections
+	if g.model.Timeline() {
+		ids = ReportTimelineSections
+	}
+	for _, id := range ids {
+		d.Nav = append(d.Nav, navLink{id, reportSectionNames[id]})
 	}
 	var err error
-	d.Diagrams, err = g.diagrams()
-	return d, err
+	if d.Diagrams, err = g.diagrams(); err != nil {
+		return nil, err
+	}
+	if g.model.Timeline() {
+		if d.Timeline, err = g.timeline(); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // summaryData: costs, reduction, lower bound, per-level table.
@@ -312,6 +341,8 @@ type diagramsData struct {
 	Same           bool
 	Initial, Final float64
 	Unit           text
+	// InFlight counts the copies in flight drawn (timeline model).
+	InFlight int
 	// SVG is the diagrams' drawing, by SVG.
 	SVG template.HTML
 }
@@ -324,11 +355,98 @@ func (g *reportGen) diagrams() (diagramsData, error) {
 		ds = []Diagram{{Title: "final", Layout: g.final}}
 		o.Width = 960
 	}
+	for _, dg := range ds {
+		d.InFlight += InFlight(dg.Layout)
+	}
 	var b strings.Builder
 	if err := SVG(&b, g.p, ds, o); err != nil {
 		return d, err
 	}
 	d.SVG = template.HTML(b.String()) // SVG writes SVG markup and escapes the text in it
+	return d, nil
+}
+
+// timelineData: the timelines of both plans under the timeline model, one
+// above the other on one time scale, and their totals.
+type timelineData struct {
+	Same       bool
+	Unit       text
+	Channels   []int // 0, 1, ...: the table's channel columns
+	Rows       []timelineRow
+	Aggregated bool // some lane is drawn a pixel column at a time
+	// SVG is the drawing, by TimelinesSVG.
+	SVG template.HTML
+}
+
+// timelineRow is one plan's totals on the timeline.
+type timelineRow struct {
+	Plan                                string
+	Total, Compute, Memory, Busy, Stall float64
+	StallPct                            float64
+	Stalled, Copies                     int
+	PerChannel                          []channelRow
+}
+
+// channelRow is one DMA channel's copies and transfer time in one plan.
+type channelRow struct {
+	Copies      int
+	Busy, Share float64
+}
+
+func (g *reportGen) timeline() (*timelineData, error) {
+	type planRep struct {
+		name string
+		rep  *costmodel.Report
+	}
+	plans := []planRep{{"initial", g.repI}, {"final", g.repF}}
+	if g.same {
+		plans = []planRep{{"initial = final", g.repF}}
+	}
+	C := g.p.HW.Channels()
+	d := &timelineData{Same: g.same, Unit: txt(g.unit)}
+	for c := range C {
+		d.Channels = append(d.Channels, c)
+	}
+	var runs []*Timeline
+	for _, pr := range plans {
+		tl, err := PlanTimeline(g.p, pr.name, pr.rep)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, tl)
+		row := timelineRow{Plan: pr.name, Total: tl.Trace.Cost, Copies: len(tl.Trace.Copies), PerChannel: make([]channelRow, C)}
+		for i := range tl.Trace.Ops {
+			op := &tl.Trace.Ops[i]
+			row.Compute += op.Compute
+			row.Memory += op.Memory
+			row.Busy += op.End - op.Begin
+			row.Stall += op.Stall
+			if op.Stall > 0 {
+				row.Stalled++
+			}
+		}
+		row.StallPct = repPct(row.Stall, row.Total)
+		perChan := make([]int, C)
+		for i := range tl.Trace.Copies {
+			cp := &tl.Trace.Copies[i]
+			ch := &row.PerChannel[cp.Channel]
+			ch.Copies++
+			ch.Busy += cp.End - cp.Begin
+			perChan[cp.Channel]++
+		}
+		for c := range row.PerChannel {
+			row.PerChannel[c].Share = repPct(row.PerChannel[c].Busy, row.Total)
+		}
+		if len(tl.Trace.Ops) > ReportTimelineWidth || slices.Max(perChan) > ReportTimelineWidth {
+			d.Aggregated = true
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	var b strings.Builder
+	if err := TimelinesSVG(&b, runs, TimelineOptions{Width: ReportTimelineWidth}); err != nil {
+		return nil, err
+	}
+	d.SVG = template.HTML(b.String()) // TimelinesSVG writes SVG markup and escapes the text in it
 	return d, nil
 }
 

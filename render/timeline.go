@@ -12,8 +12,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/costmodel/timeline"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/state"
 )
 
 // Timeline is one run of a program under the timeline model (FORMATS.md
@@ -659,4 +661,31 @@ func tlLegend(bw *bufio.Writer, y float64) {
 		x += 40 + 6.5*float64(len(it.name))
 	}
 	bw.WriteString("</g>\n")
+}
+
+// PlanTimeline is the Timeline of a plan of p under the timeline model,
+// from its breakdown (costmodel.Breakdown under a model whose Timeline()
+// holds): the ops named as in the workload, each copy labelled with its
+// block, levels and size, the profile's DMA channels and time unit.
+func PlanTimeline(p *state.Problem, title string, rep *costmodel.Report) (*Timeline, error) {
+	if rep == nil || rep.Timeline == nil {
+		return nil, errors.New("render: a timeline drawing needs a breakdown under the timeline model")
+	}
+	tl := rep.Timeline
+	tr := &timeline.Trace{Ops: tl.Ops, Copies: make([]timeline.CopyTrace, len(tl.Copies))}
+	if n := len(tl.Ops); n > 0 {
+		tr.Cost = tl.Ops[n-1].End
+	}
+	labels := make([]CopyLabel, len(tl.Copies))
+	lv := p.HW.Levels
+	for k := range tl.Copies {
+		c := &tl.Copies[k]
+		tr.Copies[k] = c.CopyTrace
+		labels[k] = CopyLabel{Block: p.Block(c.Block).Name, From: lv[c.From].Name, To: lv[c.To].Name, Bytes: p.Block(c.Block).Size, Start: c.Start, At: c.At}
+	}
+	names := make([]string, len(p.Prog.Ops))
+	for t := range names {
+		names[t] = p.Prog.Ops[t].Name
+	}
+	return &Timeline{Title: title, Trace: tr, OpNames: names, Copies: labels, Channels: p.HW.Channels(), TimeUnit: p.HW.TimeUnit}, nil
 }

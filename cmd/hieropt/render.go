@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/render"
 	"github.com/hieropt/hieropt/state"
@@ -19,13 +22,14 @@ type renderOptions struct {
 	Output   string `mapstructure:"output"`
 	Compare  string `mapstructure:"compare"`
 	ASCII    bool   `mapstructure:"ascii"`
+	Timeline bool   `mapstructure:"timeline"`
 	Width    int    `mapstructure:"width"`
 	Rows     int    `mapstructure:"rows"`
 }
 
 func newRenderCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "render --workload W --hw P plan.json [-o plan.svg] [--compare other.json] [--ascii]",
+		Use:   "render --workload W --hw P plan.json [-o plan.svg] [--compare other.json] [--ascii | --timeline]",
 		Short: "Draw a plan as a time-space diagram (SVG) or a text map",
 		Long: `render draws a plan the way the seed documents do: one panel per memory
 level, timesteps across, addresses up (0 at the bottom, the capacity marked),
@@ -39,11 +43,21 @@ before the final one.
 terminals and CI logs: each cell shows how full that slice of addresses was
 over those timesteps.
 
+--timeline draws the plan's timeline instead, for a plan of the timeline
+model (FORMATS.md section 6), as seed 004's figures 3 and 4 draw weight
+loading: time across, a lane per DMA channel (a bar per copy, from its
+begin to its end, its wait for the channel above it) over the compute
+unit's lane (a bar per op, compute time above, memory time below, stalls in
+red). With --compare both plans are drawn, the reference above, on one time
+scale. Under a timeline model the time-space diagram hatches each copy in
+flight: its destination reserved from the copy's start to its timestep.
+
 The plans are checked against FORMATS.md first: an invalid plan is not drawn
 (exit 1); a plan for another workload or profile is bad input (exit 2).`,
 		Example: `  hieropt render --workload resnet50-int8 --hw ethos-u55 plan.json -o plan.svg
   hieropt render --workload resnet50-int8 --hw ethos-u55 optimized.json --compare initial.json -o both.svg
-  hieropt render --workload resnet50-int8 --hw ethos-u55 plan.json --ascii`,
+  hieropt render --workload resnet50-int8 --hw ethos-u55 plan.json --ascii
+  hieropt render --workload net.json --hw npu.yaml plan.json --timeline -o timeline.svg`,
 		Args: exactArgs(1),
 	}
 	f := cmd.Flags()
@@ -52,6 +66,7 @@ The plans are checked against FORMATS.md first: an invalid plan is not drawn
 	f.StringP("output", "o", "-", "write the drawing here (- for stdout)")
 	f.String("compare", "", "a reference plan (e.g. the initial one) to draw on the left, the plan on the right")
 	f.Bool("ascii", false, "print a text map instead of SVG")
+	f.Bool("timeline", false, "draw the plan's timeline (DMA channels over compute) instead of the time-space diagram; plans of the timeline model only")
 	f.Int("width", 0, "width of one diagram's plot in pixels (SVG, default 960) or columns (ASCII, default 100)")
 	f.Int("rows", 8, "rows per level (ASCII)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -61,6 +76,9 @@ The plans are checked against FORMATS.md first: an invalid plan is not drawn
 		}
 		if o.Width < 0 || o.Rows < 1 {
 			return usageErrorf("--width must be >= 0 and --rows >= 1")
+		}
+		if o.ASCII && o.Timeline {
+			return usageErrorf("--ascii and --timeline exclude each other: a text map or a timeline")
 		}
 		return a.render(&o, args[0])
 	}
@@ -119,6 +137,9 @@ func (a *app) render(o *renderOptions, planArg string) error {
 	if o.ASCII {
 		return a.writeOutput(o.Output, func(w io.Writer) error { return render.ASCII(w, p, lay, o.Width, o.Rows) })
 	}
+	if o.Timeline {
+		return a.renderTimeline(o, p, planArg, pl, lay)
+	}
 	ds := []render.Diagram{{Title: title(planArg, pl), Layout: lay}}
 	if o.Compare != "" {
 		ref, rlay, _, err := a.validPlan(p, o.Compare)
@@ -131,6 +152,57 @@ func (a *app) render(o *renderOptions, planArg string) error {
 	return a.writeOutput(o.Output, func(w io.Writer) error {
 		return render.SVG(w, p, ds, render.Options{Width: o.Width})
 	})
+}
+
+// renderTimeline writes the timeline of the plan (after the reference's,
+// with --compare): both plans must be of the timeline model.
+func (a *app) renderTimeline(o *renderOptions, p *state.Problem, planArg string, pl *plan.Plan, lay *state.Layout) error {
+	model, err := timelineModel(planArg, pl)
+	if err != nil {
+		return err
+	}
+	run, err := render.PlanTimeline(p, title(planArg, pl), costmodel.Breakdown(model, p, lay))
+	if err != nil {
+		return internalErrorf("%s: %v", planArg, err)
+	}
+	runs := []*render.Timeline{run}
+	if o.Compare != "" {
+		ref, rlay, _, err := a.validPlan(p, o.Compare)
+		if err != nil {
+			return err
+		}
+		rmodel, err := timelineModel(o.Compare, ref)
+		if err != nil {
+			return err
+		}
+		rrun, err := render.PlanTimeline(p, title(o.Compare, ref), costmodel.Breakdown(rmodel, p, rlay))
+		if err != nil {
+			return internalErrorf("%s: %v", o.Compare, err)
+		}
+		// The reference first (above), as in the report.
+		runs = []*render.Timeline{rrun, run}
+	}
+	return a.writeOutput(o.Output, func(w io.Writer) error {
+		if err := render.TimelinesSVG(w, runs, render.TimelineOptions{Width: o.Width}); err != nil {
+			return internalErrorf("drawing the timeline: %v", err)
+		}
+		return nil
+	})
+}
+
+// timelineModel returns the cost model of pl, the plan at path, if it is
+// a timeline model, else an input error naming the plan and the rule.
+func timelineModel(path string, pl *plan.Plan) (costmodel.Model, error) {
+	name := cmp.Or(pl.CostModel, costmodel.Default)
+	m, ok := costmodel.Lookup(name)
+	if !ok { // checkPlan has checked it
+		return nil, internalErrorf("%s: cost model %q", path, name)
+	}
+	if !m.Timeline() {
+		return nil, inputerr.New(plan.DocName(path), "cost_model",
+			"%q has no timeline: --timeline draws only plans of the timeline model (cost_model \"timeline\", FORMATS.md section 6)", name)
+	}
+	return m, nil
 }
 
 // title names a plan in a drawing: its file and what made it.

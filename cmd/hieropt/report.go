@@ -37,7 +37,12 @@ scripts, no fonts, nothing fetched from the network):
                per level: capacity, peak bytes, reads, writes, transfers,
                traffic, time and share of the cost, for both plans
   diagrams     the time-space diagrams of the initial and the final plan
-               side by side (hover a rectangle for its block)
+               side by side (hover a rectangle for its block); under the
+               timeline model a copy in flight is hatched
+  timeline     under the timeline model only: both plans' timelines on one
+               time scale (a lane per DMA channel over the compute unit's,
+               stalls in red) and their totals: compute, memory and stall
+               time, copies and transfer time per channel
   time         the cost per timestep stacked by level (where the time goes),
                and the most expensive timesteps
   occupancy    the bytes busy in each level over time, capacity marked

@@ -61,6 +61,9 @@ type pageFacts struct {
 	Moved      int      `json:"moved"`      // rectangles of one diagram not in the other
 	Bars       int      `json:"bars"`       // #time g.r-bar
 	Occupancy  int      `json:"occupancy"`  // #occupancy svg
+	Runs       int      `json:"runs"`       // #timeline g.tl-run
+	Stalls     int      `json:"stalls"`     // #timeline rect.tl-stall with a non-empty box
+	InFlight   int      `json:"inflight"`   // #diagrams rect.inflight with a non-empty box
 	Width      int      `json:"width"`
 	Height     int      `json:"height"`
 }
@@ -85,10 +88,11 @@ const factsJS = `(() => {
     for (const s of a) if (!b.has(s)) moved++;
     differ = moved > 0 || sa.size !== b.size;
   }
-  const drawn = q('#diagrams svg rect.pl').filter(r => {
+  const boxed = r => {
     const b = r.getBoundingClientRect();
     return b.width > 0 && b.height > 0;
-  }).length;
+  };
+  const drawn = q('#diagrams svg rect.pl').filter(boxed).length;
   return {
     placements: q('#diagrams svg rect.pl').length,
     drawn: drawn,
@@ -100,6 +104,9 @@ const factsJS = `(() => {
     moved: moved,
     bars: q('#time g.r-bar').length,
     occupancy: q('#occupancy svg').length,
+    runs: q('#timeline g.tl-run').length,
+    stalls: q('#timeline rect.tl-stall').filter(boxed).length,
+    inflight: q('#diagrams rect.inflight').filter(boxed).length,
     width: document.documentElement.scrollWidth,
     height: document.documentElement.scrollHeight,
   };
@@ -282,6 +289,42 @@ func TestReportInBrowserLong(t *testing.T) {
 	assert.Equal(t, render.ReportMaxBars, facts.Bars)
 	t.Logf("2,000 ops: %d placements drawn; Chromium loaded and checked it in %s", facts.Placements, took.Round(time.Millisecond))
 	saveScreenshot(t, "hieropt-report-2000.png", shot)
+}
+
+// TestReportInBrowserTimeline: the report of testdata/timeline's hand-made
+// plan (the timeline model) opens in headless Chromium with no error: its
+// sections with the timeline after the diagrams, both runs drawn with a
+// visible stall bar per stalled op, and every copy issued early (the
+// hand plan's three and the initializer's) hatched with a visible box.
+func TestReportInBrowserTimeline(t *testing.T) {
+	chromiumPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	wl, prof, hand := tlFiles()
+	file := filepath.Join(t.TempDir(), "report-timeline.html")
+	r := runReport(t, "--workload", wl, "--hw", prof, hand, "-o", file)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	p, ini := tlInitial(t)
+	_, _, rep := tlBreakdown(t, hand)
+	m, _ := costmodel.Lookup("timeline")
+	stalls := 0
+	for _, rep := range []*costmodel.Report{costmodel.Breakdown(m, p, ini), rep} {
+		for _, o := range rep.Timeline.Ops {
+			if o.Stall > 0 {
+				stalls++
+			}
+		}
+	}
+	facts, problems, shot, _ := browse(t, ctx, file)
+	assert.Empty(t, problems, "console errors")
+	assert.Equal(t, render.ReportTimelineSections, facts.Sections)
+	assert.Equal(t, 2, facts.Runs, "the initial and the final run")
+	assert.Positive(t, stalls)
+	assert.Equal(t, stalls, facts.Stalls, "a visible stall bar per stalled op")
+	assert.Equal(t, tlEarly(ini.Plan(p).Transfers)+3, facts.InFlight, "the initializer's copies issued early and the hand plan's three")
+	assert.Equal(t, 2, facts.Diagrams)
+	saveScreenshot(t, "hieropt-report-timeline.png", shot)
 }
 
 // runReport runs `hieropt report args...`: through runCLI once the command
