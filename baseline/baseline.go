@@ -1,8 +1,10 @@
 // Package baseline holds the reference points a plan is compared with:
-// planning nothing (every block in the slowest level) and a hardware cache
+// planning nothing (every block in the slowest level), a hardware cache
 // (the "natural hit" prior art of seed 003: data lives in the slowest
 // level and an LRU cache the size of the fastest level keeps what was used
-// recently).
+// recently), seed 004's pipelined weight loading (Pipeline, under the
+// timeline model) and a memory-space assignment in the manner of XLA's
+// (MSA).
 package baseline
 
 import (
