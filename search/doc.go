@@ -62,7 +62,8 @@
 // of the plan is the parent's and the walk stops. (That rest is valid
 // whoever made it, the fallback included: it starts from the same memory
 // state as in the parent.) The cost is updated by
-// the blocks that changed, since cost models price blocks independently.
+// the blocks that changed, since the seed's cost models price blocks
+// independently (the timeline model re-prices them: see below).
 // Typical re-plans touch a few timesteps, not the whole program. A
 // candidate's overlay is a fork of its parent's (state.Overlay.Fork: it
 // reads through the parent's patch and holds only its own changes), and
@@ -77,6 +78,38 @@
 // first, and then evaluate them from a list sorted by how long their
 // re-planning looks, taken with an atomic counter; the beam states'
 // replays and copies between timesteps run on the same workers.
+//
+// # Under the timeline model
+//
+// The timeline model (costmodel.Timeline, FORMATS.md section 6) is not
+// Separable: a stall moves every later op, so a block's change is not
+// priced by the block alone. Under such a model every state carries a
+// costmodel.Pricer of its layout: the walk's start is priced with
+// Model.Price, a candidate's cost is its parent's Pricer's Reprice of the
+// blocks whose segments the candidate and its re-planning changed (Old
+// the parent's, New the candidate's, taken as the action wrote them, copy
+// starts included; a Scratch per evaluation), and a candidate that
+// enters the beam gets the pricer of its layout by Derive from its
+// parent's (materialize). Every cost in the beam is so exact, and the
+// committed cost is costmodel.Total of the committed plan (Settings.Check
+// verifies it after every commit). Under Separable models (seed003,
+// vela-dma) none of this runs: the BlockCost arithmetic above is kept
+// operation for operation, and so are their plans.
+//
+// Re-planning under the timeline model runs the initializer's Step, which
+// also decides the copies of constants from their home (stream points),
+// and it stops later than under the seed's: a copy decided at u may be
+// issued up to Problem.Horizon timesteps earlier, into space the
+// free-since log says was free then, so the child's history matters for H
+// timesteps after its last difference from the parent. The walk goes on
+// until every changed block's occupancy has ended (state.OccEnd: a
+// resident constant's range is kept to the end) and H more timesteps have
+// passed (replanTimeline argues it). A segment occupies its range from
+// its copy's start (Seg.OccStart) to OccEnd: the skip rule counts a
+// block below the highest level until its segment's OccEnd, the space
+// evictions may use excludes every range a segment of the committed plan
+// occupies at any timestep (reservations included), and Check compares
+// the occupancy with state.OccupancyAt, which holds reservations.
 //
 // # Then: repacking
 //

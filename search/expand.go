@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/state"
 )
 
@@ -234,6 +235,9 @@ func (sr *searcher) enumerate(u *unit, t int) {
 // re-plans the later timesteps and prices the result. It returns nil if
 // the re-planning finds a block that fits nowhere.
 func (sr *searcher) evaluate(j job, t int) (*node, int) {
+	if !sr.sep {
+		return sr.evaluatePriced(j, t)
+	}
 	p := sr.p
 	b := j.cand.Block
 	child := j.parent.ov.Fork() // flattened if it enters the beam
@@ -312,6 +316,113 @@ func (sr *searcher) replan(child *state.Overlay, occ *state.Occupancy, parent *s
 	return delta, steps, true
 }
 
+// evaluatePriced is evaluate under a model that is not Separable (the
+// timeline model): the candidate and its re-planning change some blocks,
+// and the parent's Pricer re-prices the layout with exactly those blocks'
+// segments replaced (Reprice), the candidate's own segments taken as the
+// action wrote them (their copy starts included).
+func (sr *searcher) evaluatePriced(j job, t int) (*node, int) {
+	parent := j.parent
+	child := parent.ov.Fork() // flattened if it enters the beam
+	occ := j.occ
+	actions.Apply(occ, child, j.cand)
+	acted := make([]int, 0, 1+len(j.cand.Evicted))
+	acted = append(acted, j.cand.Block)
+	for _, e := range j.cand.Evicted {
+		acted = append(acted, e.Block)
+	}
+	changed, steps, ok := sr.replanTimeline(child, occ, parent.ov, t, acted)
+	occ.Recycle() // the candidate's occupancy was only for re-planning
+	if !ok {
+		child.Recycle()
+		return nil, steps
+	}
+	slices.Sort(changed)
+	ch := make([]costmodel.BlockChange, 0, len(changed))
+	for _, b := range changed {
+		old, cur := parent.ov.BlockSegs(b), child.BlockSegs(b)
+		if !slices.Equal(old, cur) {
+			ch = append(ch, costmodel.BlockChange{Block: b, Old: old, New: cur})
+		}
+	}
+	sc, _ := sr.scratch.Get().(*costmodel.Scratch)
+	if sc == nil {
+		sc = new(costmodel.Scratch)
+	}
+	cost := parent.pr.Reprice(ch, sc)
+	sr.scratch.Put(sc)
+	acts := make([]actions.Kind, len(parent.actions), len(parent.actions)+1)
+	copy(acts, parent.actions)
+	round := 1
+	if parent.t == t && parent.round > 0 {
+		round = parent.round + 1
+	}
+	return &node{ov: child, parent: parent, cand: j.cand, cost: cost, changes: ch, actions: append(acts, j.cand.Kind), t: t, round: round}, steps
+}
+
+// replanTimeline is replan under a model that is not Separable, which is
+// the timeline model's semantics (Problem.Timeline) or the seed's: the
+// initializer's Step re-plans each timestep after t on the child state,
+// and the blocks it touches there whose segments differ from the parent's
+// join the changed ones (acted, the candidate's). It returns them (each
+// once; some may have ended equal).
+//
+// The stop rule. Let D be the last timestep at which a changed block
+// occupies a range, in the child or the parent (state.OccEnd of its last
+// segment: its last timestep, the program's last for a resident one), or
+// t. Up to D the two occupancies may differ. Under the timeline model a
+// decision at u may also look back into the history of the last H =
+// Problem.Horizon timesteps (the free-since log: a copy decided at u is
+// issued at s* >= u - H), where the child's log holds releases of the
+// changed blocks up to D+1. So the walk goes on to D + H at least: at u >
+// D + H every block is where the parent has it, the two occupancies and
+// the logs' entries that can still matter (since > u - H > D + 1) are
+// equal, so the initializer decides everything as it did for the parent,
+// and the parent's later reservations (a copy decided at u' >= u, issued
+// at s* >= u' - H > D) lie where the child's history is the parent's. The
+// rest of the plan is the parent's. Under the seed's semantics nothing
+// looks back, and the walk stops after D as replan does.
+func (sr *searcher) replanTimeline(child *state.Overlay, occ *state.Occupancy, parent *state.Overlay, t int, acted []int) (changed []int, steps int, ok bool) {
+	p := sr.p
+	T := p.Prog.Timesteps()
+	look := 0
+	if p.Timeline() {
+		look = p.Horizon()
+	}
+	changed = acted
+	D := t
+	note := func(b int) {
+		D = max(D, sr.occEnd(b, child.BlockSegs(b)), sr.occEnd(b, parent.BlockSegs(b)))
+	}
+	for _, b := range acted {
+		note(b)
+	}
+	for u := t + 1; u < T && u <= D+look; u++ {
+		steps++
+		if err := sr.in.Step(occ, child, u); err != nil {
+			return changed, steps, false
+		}
+		for _, bi := range p.Touched(u) {
+			b := int(bi)
+			if slices.Contains(changed, b) || slices.Equal(child.BlockSegs(b), parent.BlockSegs(b)) {
+				continue
+			}
+			changed = append(changed, b)
+			note(b)
+		}
+	}
+	return changed, steps, true
+}
+
+// occEnd is the last timestep at which block b, placed by segs, occupies
+// a range: its last segment's state.OccEnd (-1 when not placed).
+func (sr *searcher) occEnd(b int, segs []state.Seg) int {
+	if len(segs) == 0 {
+		return -1
+	}
+	return state.OccEnd(sr.p, b, segs, len(segs)-1)
+}
+
 // materialize makes the occupancies of the candidate states that entered
 // the beam: each its parent's, with the candidate's action applied.
 // (Candidates do not keep one: most never enter the beam.) The copies are
@@ -329,9 +440,17 @@ func (sr *searcher) materialize(beam []*node) {
 		n := todo[i]
 		actions.Detach(n.occ, n.parent.ov, n.cand.Block, n.cand.At)
 		actions.ApplyOcc(n.occ, n.parent.ov, n.cand)
+		// Re-planning may have changed copies whose reservations began by
+		// the action's timestep (timeline only; Detach released the acted
+		// block's).
+		actions.SyncReservations(n.occ, n.cand.At, n.cand.Block, n.changes)
 		n.ov.Flatten() // its children fork it
+		if n.parent.pr != nil {
+			n.pr = n.parent.pr.Derive(n.ov, n.changes)
+		}
 	})
 	for _, n := range todo {
 		n.parent = nil
+		n.changes = nil
 	}
 }

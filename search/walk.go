@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hieropt/hieropt/actions"
@@ -54,6 +55,7 @@ func Walk(ctx context.Context, p *state.Problem, from Start, s *Settings) (*Resu
 	if sr.model == nil {
 		sr.model = costmodel.Seed003{}
 	}
+	_, sr.sep = sr.model.(costmodel.Separable)
 	sr.startCost = costmodel.Total(sr.model, p, sr.base)
 	sr.prepare()
 	status := sr.runPool(ctx)
@@ -83,6 +85,8 @@ type searcher struct {
 	cfg       Settings
 	in        *actions.Initializer
 	model     costmodel.Model
+	sep       bool          // model is Separable: states priced by BlockCost deltas
+	scratch   sync.Pool     // *costmodel.Scratch for Reprice, one per evaluation at a time
 	base      *state.Layout // the committed plan
 	startCost float64       // the start's cost
 	stats     Stats
@@ -108,9 +112,15 @@ type searcher struct {
 // node is one state the search holds: the committed plan with a patch,
 // its cost, and the occupancy of the current timestep.
 type node struct {
-	ov      *state.Overlay
-	occ     *state.Occupancy
-	cost    float64
+	ov   *state.Overlay
+	occ  *state.Occupancy
+	cost float64
+	// pr prices the node's layout, under a model that is not Separable
+	// (nil under one): made by Derive from the parent's when the node
+	// enters the beam (materialize), from changes, the blocks whose
+	// segments differ from the parent's (dropped then).
+	pr      costmodel.Pricer
+	changes []costmodel.BlockChange
 	actions []actions.Kind     // actions taken since the segment began
 	seq     int                // creation order, for deterministic ties
 	t       int                // the timestep of the last action, and
@@ -154,6 +164,10 @@ func (sr *searcher) prepare() {
 }
 
 // addUsed adds the ranges of block b's segments to the per-level sets.
+// A range is added whatever timesteps it is occupied at, so a segment's
+// reservation before its From (FORMATS.md rules 9 and 10: a copy's
+// destination from its start, a resident constant's range from timestep
+// 0) is in the set with it.
 func (sr *searcher) addUsed(sets []*state.Intervals, b int, segs []state.Seg) {
 	for _, s := range segs {
 		sets[s.Level].Add(s.Offset, s.Offset+sr.p.Foot(b, int(s.Level)))
@@ -179,7 +193,9 @@ func (sr *searcher) evictSpace(n *node) actions.EvictSpace {
 }
 
 // updateSlow refreshes block b's last timestep below the highest level
-// after the committed plan changed.
+// after the committed plan changed: the last timestep at which a segment
+// of b outside level 0 occupies its range (state.OccEnd: a resident
+// segment's range is kept to the program's end).
 func (sr *searcher) updateSlow(b int) {
 	if old := sr.lastSlow[b]; old >= 0 {
 		sr.slowCount[old]--
@@ -190,11 +206,7 @@ func (sr *searcher) updateSlow(b int) {
 		if s.Level == 0 {
 			continue
 		}
-		end := int32(sr.p.Block(b).Last)
-		if i+1 < len(segs) {
-			end = segs[i+1].From - 1
-		}
-		last = max(last, end)
+		last = max(last, int32(state.OccEnd(sr.p, b, segs, i)))
 	}
 	sr.lastSlow[b] = last
 	if last >= 0 {
@@ -248,6 +260,9 @@ func (sr *searcher) run(ctx context.Context) Status {
 // only state.
 func (sr *searcher) begin() *walk {
 	committed := &node{ov: state.NewOverlay(sr.base), cost: sr.startCost}
+	if !sr.sep {
+		committed.pr = sr.model.Price(sr.p, committed.ov)
+	}
 	committed.occ = state.NewOccupancy(sr.p)
 	sr.in.Replay(committed.occ, committed.ov, 0)
 	return &walk{committed: committed, beam: []*node{committed}, seq: 1}
