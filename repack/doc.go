@@ -107,6 +107,29 @@
 // promote anything into it: repacking would gain a third less. Pairs of
 // different footprints stay two buffers: conservative, and always valid.
 //
+// # Under the timeline model
+//
+// Under the timeline model (FORMATS.md section 6) a segment occupies its
+// range from its copy's start (state.Seg.OccStart: a load or a prefetch
+// reserves its destination before its From; a resident constant from
+// timestep 0) to state.OccEnd (a resident one to the program's end), and
+// so do the packing buffers and candidates: a reservation is space like
+// any other, never shared by reuse. A run replaced by one segment keeps
+// its first segment's copy start (the same source, timestep and writes
+// before it, so the start stays valid), except a first segment in the
+// block's home level, which has no load. A run brought into a level from
+// elsewhere is a copy, so it never goes into a read-only level (a
+// transfer, or a constant's load outside its home; under the seed model a
+// constant's first placement is free and may). The timeline model is not
+// Separable: a stall moves every later op, so a change's saving is not
+// the changed blocks' own. There the layout's costmodel.Pricer re-prices
+// every candidate (its saving, for the order) and every insertion and
+// packing (the change of the cost, exactly), and is derived again after
+// each accepted change; the order goes on after an insertion without
+// recomputing the other savings (they may have moved: they only order
+// the work, each change is priced when it is tried). Under the Separable
+// models (seed003, vela-dma) the BlockCost arithmetic is unchanged.
+//
 // # Guarantees
 //
 // The result is a valid layout whenever the input is: a change touches one

@@ -125,7 +125,12 @@ func Run(ctx context.Context, p *state.Problem, lay *state.Layout, s *Settings) 
 	}
 	cfg := s.withDefaults()
 	r := &repacker{p: p, cfg: cfg, model: cfg.CostModel, lay: lay.Clone()}
-	r.cost = costmodel.Total(r.model, p, r.lay)
+	if _, sep := r.model.(costmodel.Separable); sep {
+		r.cost = costmodel.Total(r.model, p, r.lay)
+	} else {
+		r.pr = r.model.Price(p, r.lay)
+		r.cost = r.pr.Cost()
+	}
 	res := &Result{InputCost: r.cost}
 	if cfg.Packings > 0 {
 		for l := 0; l < p.Levels(); l++ {
@@ -160,8 +165,36 @@ type repacker struct {
 	model costmodel.Model
 	lay   *state.Layout // the current layout (owned)
 	cost  float64       // its cost, kept up to date
-	stats Stats
-	busy  []state.Gap // probe's scratch on the caller's goroutine
+	// pr prices lay under a model that is not Separable (nil under one):
+	// its Reprice gives a change's exact cost, and it is derived again
+	// after every accepted change.
+	pr      costmodel.Pricer
+	scratch sync.Pool // *costmodel.Scratch for Reprice, one per probe at a time
+	stats   Stats
+	busy    []state.Gap // probe's scratch on the caller's goroutine
+}
+
+// reprice returns the cost of the current layout with the blocks of ch
+// given their New segments, under a model that is not Separable.
+func (r *repacker) reprice(ch []costmodel.BlockChange) float64 {
+	sc, _ := r.scratch.Get().(*costmodel.Scratch)
+	if sc == nil {
+		sc = new(costmodel.Scratch)
+	}
+	c := r.pr.Reprice(ch, sc)
+	r.scratch.Put(sc)
+	return c
+}
+
+// changed records that the blocks of ch took their New segments in
+// r.lay: under a model that is not Separable the pricer is derived for
+// the new layout, and the running cost is its cost.
+func (r *repacker) changed(ch []costmodel.BlockChange) {
+	if r.pr == nil {
+		return
+	}
+	r.pr = r.pr.Derive(r.lay, ch)
+	r.cost = r.pr.Cost()
 }
 
 // candidate is one run of a block's segments, [i, j], to become a single
@@ -246,8 +279,10 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 					if inLevel {
 						break // l's buffers changed: recompute them
 					}
-					// Only c's block changed, and cost models price blocks
-					// independently: the other candidates' savings stand.
+					// Only c's block changed, and Separable models price
+					// blocks independently: the other candidates' savings
+					// stand (under the timeline model they only order the
+					// work; each is re-priced when probed).
 					// The pass goes on with c's run as one more buffer.
 					r.add(ls, l, c)
 					continue
@@ -281,13 +316,26 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 	}
 }
 
-// segEnd returns the last timestep of segment i of block b.
+// segEnd returns the last timestep at which segment i of block b
+// occupies its range (state.OccEnd: the timestep before the next
+// segment's, else the block's last, or the program's last for a resident
+// constant).
 func (r *repacker) segEnd(b, i int) int {
-	segs := r.lay.Segs[b]
-	if i+1 < len(segs) {
-		return int(segs[i+1].From) - 1
+	return state.OccEnd(r.p, b, r.lay.Segs[b], i)
+}
+
+// runSeg returns the segment that replaces the run [i, j] of block b's
+// segments segs in level l at offset off: from segs[i].From, with
+// segs[i]'s copy start (a transfer's lead stays valid: the same source
+// segment, the same timestep, the same writes before it; a load or a
+// resident constant stays one), except that a first segment in the
+// block's home level has none (no load).
+func (r *repacker) runSeg(b int, segs []state.Seg, i, l int, off int64) state.Seg {
+	s := state.Seg{From: segs[i].From, Level: int32(l), Offset: off, Lead: segs[i].Lead}
+	if i == 0 && l == r.p.Home(b) {
+		s.Lead = 0
 	}
-	return r.p.Block(b).Last
+	return s
 }
 
 // candidates returns the candidates for level l, largest saving first,
@@ -312,11 +360,20 @@ func (r *repacker) candidates(l int) []candidate {
 				j++
 				slower = slower || int(segs[j].Level) > l
 			}
-			c := candidate{b: b, i: i, j: j, from: int(segs[i].From), to: r.segEnd(b, j)}
 			next := j + 1
-			if slower || j > i {
-				trial = replaceRun(trial[:0], segs, i, j, state.Seg{From: segs[i].From, Level: int32(l)})
-				c.saving = r.model.BlockCost(r.p, b, segs) - r.model.BlockCost(r.p, b, trial)
+			// A run brought into l from before it is a copy into l: never
+			// into a read-only level (only a constant's free first
+			// placement under the seed model may be there).
+			copied := i > 0 || r.p.Timeline() && l != r.p.Home(b)
+			if (slower || j > i) && (r.p.CopyInto(l) || !copied) {
+				seg := r.runSeg(b, segs, i, l, 0)
+				c := candidate{b: b, i: i, j: j, from: int(seg.OccStart()), to: r.segEnd(b, j)}
+				trial = replaceRun(trial[:0], segs, i, j, seg)
+				if r.pr == nil {
+					c.saving = r.model.BlockCost(r.p, b, segs) - r.model.BlockCost(r.p, b, trial)
+				} else {
+					c.saving = r.cost - r.reprice([]costmodel.BlockChange{{Block: b, Old: segs, New: trial}})
+				}
 				if c.saving > 0 {
 					out = append(out, c)
 				}
@@ -389,7 +446,9 @@ func (r *repacker) items(l int, c candidate) []item {
 			if int(s.Level) != l || inRun(b, i) {
 				continue
 			}
-			if i == 0 {
+			if i == 0 && s.OccStart() == s.From {
+				// (A first segment occupied before its From, a load's or a
+				// resident's, takes over no space.)
 				first[b] = len(refs)
 				starts[startKey{s.From, s.Offset}] = b
 			}
@@ -424,7 +483,7 @@ func (r *repacker) items(l int, c candidate) []item {
 	var out []item
 	at := make([]int, len(refs)) // root -> index in out
 	for k, rf := range refs {
-		from, to := int(r.lay.Segs[rf.b][rf.i].From), r.segEnd(rf.b, rf.i)
+		from, to := int(r.lay.Segs[rf.b][rf.i].OccStart()), r.segEnd(rf.b, rf.i)
 		root := find(k)
 		if root == k {
 			at[k] = len(out)
@@ -733,8 +792,14 @@ func (r *repacker) probe(l int, c candidate, its []item, ls *levelState, scratch
 		return ins
 	}
 	old := r.lay.Segs[c.b]
-	segs := replaceRun(nil, old, c.i, c.j, state.Seg{From: old[c.i].From, Level: int32(l), Offset: off})
-	if delta := r.model.BlockCost(p, c.b, segs) - r.model.BlockCost(p, c.b, old); delta < 0 {
+	segs := replaceRun(nil, old, c.i, c.j, r.runSeg(c.b, old, c.i, l, off))
+	var delta float64
+	if r.pr == nil {
+		delta = r.model.BlockCost(p, c.b, segs) - r.model.BlockCost(p, c.b, old)
+	} else {
+		delta = r.reprice([]costmodel.BlockChange{{Block: c.b, Old: old, New: segs}}) - r.cost
+	}
+	if delta < 0 {
 		ins.segs, ins.delta = segs, delta
 	}
 	return ins
@@ -743,8 +808,10 @@ func (r *repacker) probe(l int, c candidate, its []item, ls *levelState, scratch
 // accept puts the candidate's run where probe found room for it: the
 // packer is not needed, and nothing else moves.
 func (r *repacker) accept(c candidate, ins insertion) {
+	old := r.lay.Segs[c.b]
 	r.lay.Segs[c.b] = ins.segs
 	r.cost += ins.delta
+	r.changed([]costmodel.BlockChange{{Block: c.b, Old: old, New: ins.segs}})
 	r.stats.Promoted++
 	r.stats.Inserted++
 }
@@ -791,7 +858,7 @@ func (r *repacker) try(ctx context.Context, l int, c candidate, its []item) bool
 		}
 	}
 	cs := segsOf(c.b)
-	changed[c.b] = replaceRun(nil, cs, c.i, c.j, state.Seg{From: cs[c.i].From, Level: int32(l), Offset: sol.Offsets[len(its)]})
+	changed[c.b] = replaceRun(nil, cs, c.i, c.j, r.runSeg(c.b, cs, c.i, l, sol.Offsets[len(its)]))
 	var delta float64
 	merged := 0
 	ids := make([]int, 0, len(changed))
@@ -799,11 +866,19 @@ func (r *repacker) try(ctx context.Context, l int, c candidate, its []item) bool
 		ids = append(ids, b)
 	}
 	slices.Sort(ids) // a fixed order: the sum below must not depend on map order
+	var ch []costmodel.BlockChange
 	for _, b := range ids {
 		segs, n := mergeSame(changed[b])
 		changed[b] = segs
 		merged += n
-		delta += r.model.BlockCost(p, b, segs) - r.model.BlockCost(p, b, r.lay.Segs[b])
+		if r.pr == nil {
+			delta += r.model.BlockCost(p, b, segs) - r.model.BlockCost(p, b, r.lay.Segs[b])
+		} else {
+			ch = append(ch, costmodel.BlockChange{Block: b, Old: r.lay.Segs[b], New: segs})
+		}
+	}
+	if r.pr != nil {
+		delta = r.reprice(ch) - r.cost
 	}
 	if !(delta < 0) {
 		return false
@@ -812,6 +887,7 @@ func (r *repacker) try(ctx context.Context, l int, c candidate, its []item) bool
 		r.lay.Segs[b] = changed[b]
 	}
 	r.cost += delta
+	r.changed(ch)
 	r.stats.Promoted++
 	r.stats.Merged += merged
 	return true
