@@ -139,3 +139,37 @@ func TestInFlightRandomPlans(t *testing.T) {
 	require.Positive(t, early)
 	require.Positive(t, residents)
 }
+
+var runTitleRe = regexp.MustCompile(`<g class="tl-run"><text x="[0-9.]+" y="[0-9.]+" font-size="14" font-weight="bold">([^<]*)(?:<title>([^<]*)</title>)?</text>`)
+
+// TestTimelineLongTitle: a run's title longer than the room left of its
+// figures is cut, with an ellipsis, and whole in its tooltip; a short one
+// is drawn as it is.
+func TestTimelineLongTitle(t *testing.T) {
+	ini, fin, _, _ := tlSmall()
+	long := strings.Repeat("plan.json (a hand-written plan, described at length) ", 4)
+	fin.Title = long
+	for _, width := range []int{960, 700} {
+		svg := tlDraw(t, render.TimelineOptions{Width: width}, ini, fin)
+		tlParse(t, svg)
+		m := runTitleRe.FindAllStringSubmatch(string(svg), -1)
+		require.Len(t, m, 2)
+		assert.Equal(t, "initial", m[0][1])
+		assert.Empty(t, m[0][2], "no tooltip for a title that fits")
+		assert.True(t, strings.HasSuffix(m[1][1], "…"), m[1][1])
+		assert.True(t, strings.HasPrefix(long, strings.TrimSuffix(m[1][1], "…")))
+		assert.Equal(t, long, m[1][2])
+		// The cut title ends before the figures: a character of the title
+		// is at most 8.6 px, of the figures 6.2 px.
+		stats := regexp.MustCompile(`text-anchor="end" fill="#555">([^<]*)<`).FindStringSubmatch(string(svg))[1]
+		titleW := 8.6 * float64(len([]rune(m[1][1])))
+		assert.LessOrEqual(t, titleW+6.2*float64(len([]rune(stats))), float64(width), "width %d", width)
+	}
+	// So narrow that the figures alone fill it: a title keeps 24
+	// characters.
+	svg := tlDraw(t, render.TimelineOptions{Width: 300}, ini, fin)
+	m := runTitleRe.FindAllStringSubmatch(string(svg), -1)
+	require.Len(t, m, 2)
+	assert.Equal(t, "initial", m[0][1])
+	assert.Equal(t, []rune(long)[:23], []rune(strings.TrimSuffix(m[1][1], "…")))
+}

@@ -96,6 +96,8 @@ const (
 	tlAxisH      = 30
 	tlRunGap     = 18
 	tlCharW      = 6.2 // the width of a label's character at font-size 10, generously
+	tlTitleCharW = 8.6 // the width of a run title's character (font-size 14, bold), generously
+	tlTitleMin   = 24  // the fewest characters of a run's title drawn
 	tlLabelPad   = 4
 	tlMinBar     = 0.4 // the narrowest bar drawn
 	tlMinDensity = 0.6 // the lowest bar drawn in an aggregated column
@@ -331,11 +333,21 @@ func (r *tlRun) copyName(k int) string {
 
 func (r *tlRun) draw(bw *bufio.Writer, g *tlGeom) {
 	tr := r.tr
-	fmt.Fprintf(bw, `<g class="tl-run"><text x="%s" y="%s" font-size="14" font-weight="bold">%s</text>`,
-		num(g.x0), num(g.y0+16), esc(r.t.Title))
-	fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="end" fill="#555">%s</text>`+"\n", num(g.x0+g.width), num(g.y0+16),
-		esc(fmt.Sprintf("%s %s; stalls %s (%.1f%%); %d ops, %d copies, %d DMA channels", repCost(tr.Cost), r.unit,
-			repCost(tr.Stall()), repPct(tr.Stall(), tr.Cost), len(tr.Ops), len(tr.Copies), r.channels)))
+	stats := fmt.Sprintf("%s %s; stalls %s (%.1f%%); %d ops, %d copies, %d DMA channels", repCost(tr.Cost), r.unit,
+		repCost(tr.Stall()), repPct(tr.Stall(), tr.Cost), len(tr.Ops), len(tr.Copies), r.channels)
+	// The title ends before the figures on its right: a longer one (a
+	// plan's file and planner, say) is cut, whole in its tooltip; it keeps
+	// tlTitleMin characters however narrow the drawing.
+	title := r.t.Title
+	room := max(int((g.width-tlCharW*float64(utf8.RuneCountInString(stats))-2*tlLabelPad)/tlTitleCharW), tlTitleMin)
+	if n := utf8.RuneCountInString(title); n > room {
+		title = string([]rune(title)[:max(room-1, 0)]) + "…"
+	}
+	fmt.Fprintf(bw, `<g class="tl-run"><text x="%s" y="%s" font-size="14" font-weight="bold">%s`, num(g.x0), num(g.y0+16), esc(title))
+	if title != r.t.Title {
+		fmt.Fprintf(bw, `<title>%s</title>`, esc(r.t.Title))
+	}
+	fmt.Fprintf(bw, `</text><text x="%s" y="%s" text-anchor="end" fill="#555">%s</text>`+"\n", num(g.x0+g.width), num(g.y0+16), esc(stats))
 	y := g.y0 + tlTitleH
 	for c := 0; c < r.channels; c++ {
 		r.lane(bw, g, y, tlCopyH, "DMA "+strconv.Itoa(c), fmt.Sprintf("channel %d", c))
