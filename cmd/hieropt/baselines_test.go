@@ -45,4 +45,12 @@ func TestBaselinePlannersCLI(t *testing.T) {
 		require.NoError(t, err)
 		assert.Positive(t, cost)
 	}
+
+	// bench: a row per pair, the pipeline's plan costlier than cost.initial
+	// on this profile (it is a baseline, not the search), and under the
+	// seed model a row that says why there is none.
+	r = runCLI(t, "", "bench", "--workloads", "squeezenet1_1-int8", "--hw", "ethos-u55,"+prof, "--initializer", "seed004-pipeline", "--format", "csv")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "not for this model: seed004-pipeline plans for the timeline model")
+	assert.Regexp(t, `\nsqueezenet1_1-int8,ethos-u55-timeline,[0-9.]+,[0-9.]+,[^\n]*,valid\n`, r.stdout)
 }

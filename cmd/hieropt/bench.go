@@ -17,6 +17,7 @@ import (
 
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/baseline"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/hw"
@@ -279,7 +280,9 @@ func (a *app) benchOne(prog *workload.Program, prof *hw.Profile, o *benchOptions
 	row.elapsed = row.coreTimes[0]
 	p := res.Problem
 	row.initial, row.cost = res.Plan.Cost.Initial, res.Plan.Cost.Final
-	if row.cost > row.initial {
+	// Only the search starts from cost.initial's plan: a baseline
+	// (--initializer) may cost more.
+	if res.Search != nil && row.cost > row.initial {
 		return internalErrorf("bench %s on %s: the search made the plan worse (%v > %v)", p.Prog.Name, p.HW.Name, row.cost, row.initial)
 	}
 	row.status = "valid"
@@ -292,13 +295,16 @@ func (a *app) benchOne(prog *workload.Program, prof *hw.Profile, o *benchOptions
 
 // noPlan says why a pair has no plan, for a table's row, when the
 // problem has none: it cannot be bound to the profile or fit it, or
-// neither the initializer nor the fallback plan finds a plan. ok is false
-// for any other error.
+// neither the initializer nor the fallback plan finds a plan; or when the
+// planner refuses the plan's model (seed004-pipeline under a seed model).
+// ok is false for any other error.
 func noPlan(err error) (why string, ok bool) {
 	var ie *actions.InfeasibleError
 	var ce *state.CapacityError
 	var te *state.TooLargeError
 	switch {
+	case errors.Is(err, baseline.ErrTimelineOnly):
+		return "not for this model: " + err.Error(), true
 	case errors.As(err, &ie):
 		return "no plan: " + shortReason(err), true
 	case errors.As(err, &ce), errors.As(err, &te), inputerr.Is(err):
