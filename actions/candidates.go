@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -145,11 +146,27 @@ func Eligible(p *state.Problem, v state.View, b, t int) bool {
 // candidate positions can be looked for as if it were not there. If b
 // shares its space with a reuse partner, the partner gets its whole
 // footprint back.
+//
+// Under the timeline model the reservations of b's later copies that
+// have begun by t (a segment after t whose copy starts at or before t)
+// are released too: any action at t drops those copies (View.MoveAt).
 func Detach(occ *state.Occupancy, v state.View, b, t int) {
 	p := occ.Problem()
-	s := state.SegAt(v.BlockSegs(b), t)
+	segs := v.BlockSegs(b)
+	s := state.SegAt(segs, t)
 	l := int(s.Level)
-	occ.Release(b, l, s.Offset)
+	if int(s.From) < t {
+		occ.Vacate(b, l, s.Offset) // it was there until t-1 (the free-since log)
+	} else {
+		occ.Release(b, l, s.Offset)
+	}
+	if p.Timeline() {
+		for _, r := range segs {
+			if int(r.From) > t && int(r.Start()) <= t {
+				occ.Release(b, int(r.Level), r.Offset)
+			}
+		}
+	}
 	if a, ok := Partner(p, v, b, t); ok {
 		occ.Release(a, l, s.Offset)
 		occ.Place(a, l, s.Offset)
@@ -285,5 +302,39 @@ func ApplyOcc(occ *state.Occupancy, v state.View, c Candidate) {
 		occ.Reuse(c.Reused, c.Block, int(c.To.Level), c.To.Offset)
 	} else {
 		occ.Place(c.Block, int(c.To.Level), c.To.Offset)
+	}
+}
+
+// SyncReservations makes occ, the state of timestep t, hold the
+// reservations at t of the changed blocks' new segments (ch[i].New)
+// instead of those of their old ones (FORMATS.md rule 9: a segment whose
+// copy starts at or before t and whose From is after t reserves its range
+// at t; under the timeline model only): all the old ones are released,
+// then the new ones placed. The search calls it when it makes a
+// candidate's state from its parent's: re-planning the timesteps after t
+// may change a load or a stream whose reservation began by t (the
+// initializer's copies start up to Horizon timesteps early). The acted
+// block's old reservations are not released: Detach did that.
+func SyncReservations(occ *state.Occupancy, t, acted int, ch []costmodel.BlockChange) {
+	if !occ.Problem().Timeline() {
+		return
+	}
+	reserved := func(r state.Seg) bool { return int(r.From) > t && int(r.OccStart()) <= t }
+	for _, c := range ch {
+		if c.Block == acted {
+			continue
+		}
+		for _, r := range c.Old {
+			if reserved(r) {
+				occ.Release(c.Block, int(r.Level), r.Offset)
+			}
+		}
+	}
+	for _, c := range ch {
+		for _, r := range c.New {
+			if reserved(r) {
+				occ.Place(c.Block, int(r.Level), r.Offset)
+			}
+		}
 	}
 }

@@ -318,6 +318,9 @@ func checkCandidate(t *testing.T, p *state.Problem, lay *state.Layout, detached 
 	require.NoError(t, err, "(c) re-planning")
 	require.NoError(t, final.Check())
 	pl := m.Plan(p)
+	if model.Timeline() {
+		pl.CostModel = model.Name()
+	}
 	pl.Cost = plan.Cost{Initial: initial, Final: costmodel.Total(model, p, m)}
 	res, err := verify.Check(p.Prog, p.HW, pl, &verify.Options{Initial: actions.VerifyInitial(context.Background(), p, model)})
 	require.NoError(t, err)

@@ -28,14 +28,17 @@ import (
 type EvictSpace func(l int, size, align int64, taken []state.Gap) (int64, bool)
 
 // Evictable reports whether constant c can be evicted at timestep t: a
-// constant placed once (no transfers), not read before t, and not pinned.
+// constant placed once (no transfers; under the timeline model, neither
+// loaded before its first timestep nor resident), not read before t, and
+// not pinned.
 func Evictable(p *state.Problem, v state.View, c, t int) bool {
 	blk := p.Block(c)
 	if blk.Kind != workload.Constant || p.Pin(c) != state.NoPin {
 		return false
 	}
-	if len(v.BlockSegs(c)) != 1 || blk.Last < t {
-		return false
+	segs := v.BlockSegs(c)
+	if len(segs) != 1 || segs[0].Lead != 0 || blk.Last < t {
+		return false // under the timeline model: not loaded early, not resident
 	}
 	return len(blk.Reads) == 0 || blk.Reads[0] >= t
 }

@@ -23,6 +23,8 @@ type Initializer struct {
 	NoReuse bool
 	ord     Order
 	order   [][]int32 // per timestep, the blocks created there in placement order
+	// tl is what only the timeline model needs (nil under the others).
+	tl *timelineInit
 }
 
 // Order is the order in which the initializer places the blocks created at
@@ -67,6 +69,9 @@ func NewInitializerOrder(p *state.Problem, ord Order) *Initializer {
 		}
 		in.order[t] = o
 	}
+	if p.Timeline() {
+		in.tl = newTimelineInit(p)
+	}
 	return in
 }
 
@@ -109,6 +114,17 @@ func (in *Initializer) Run(lay *state.Layout, from int) (*state.Occupancy, error
 				lay.Segs[b] = segs[:i]
 			}
 		}
+		if p.Timeline() {
+			// Blocks created at from or later are placed again: what an
+			// earlier plan had for them (a load that starts before from)
+			// must not be in the occupancy of from-1. Resident constants
+			// are decided before the run and stay.
+			for b := range lay.Segs {
+				if segs := lay.Segs[b]; p.Block(b).First >= from && len(segs) > 0 && !segs[0].IsResident() {
+					lay.Segs[b] = nil
+				}
+			}
+		}
 		var err error
 		if occ, err = state.OccupancyAt(p, lay, from-1); err != nil {
 			return nil, fmt.Errorf("initializer: layout before timestep %d is broken: %w", from, err)
@@ -126,8 +142,16 @@ func (in *Initializer) Run(lay *state.Layout, from int) (*state.Occupancy, error
 // ended at t-1 and places the blocks created at t, recording their placement
 // in v. It assumes that no block moves at t (blocks alive at t-1 and t are
 // where they were).
+//
+// Under the timeline model a constant is first put in its home level
+// (unless it is read at once and a load pays), and Stream then decides
+// the copies of the constants whose stream point is t; a resident
+// constant (placed before the run) is not placed again.
 func (in *Initializer) Step(occ *state.Occupancy, v state.View, t int) error {
 	in.Free(occ, v, t)
+	if in.tl != nil {
+		return in.stepTimeline(occ, v, t)
+	}
 	for _, b := range in.order[t] {
 		pos, ok := in.Place(occ, v, int(b), t)
 		if !ok {
@@ -138,14 +162,56 @@ func (in *Initializer) Step(occ *state.Occupancy, v state.View, t int) error {
 	return nil
 }
 
+// stepTimeline is Step's placements under the timeline model.
+func (in *Initializer) stepTimeline(occ *state.Occupancy, v state.View, t int) error {
+	p := in.p
+	for _, bi := range in.order[t] {
+		b := int(bi)
+		segs := v.BlockSegs(b)
+		if len(segs) == 1 && segs[0].IsResident() {
+			continue
+		}
+		if len(segs) > 0 && int(segs[0].Start()) < t {
+			// An earlier plan's load, whose reservation the occupancy may
+			// hold (Replay places it at its start): placed again here.
+			occ.Release(b, int(segs[0].Level), segs[0].Offset)
+		}
+		var s state.Seg
+		ok := false
+		if p.Block(b).Kind == workload.Constant {
+			s, ok = in.placeConstant(occ, v, b, t)
+		} else {
+			var pos state.Pos
+			pos, ok = in.Place(occ, v, b, t)
+			s = state.Seg{From: int32(t), Level: pos.Level, Offset: pos.Offset}
+		}
+		if !ok {
+			return in.infeasible(occ, b, t)
+		}
+		v.SetFirst(b, s)
+	}
+	in.Stream(occ, v, t)
+	return nil
+}
+
 // Free releases from occ the blocks whose life ended at t-1, at their
 // positions in v.
+//
+// Under the timeline model it first advances occ to t (Occupancy.Advance,
+// which the free-since log needs), and a resident constant is not
+// released: its range is kept over the whole run.
 func (in *Initializer) Free(occ *state.Occupancy, v state.View, t int) {
+	if in.tl != nil {
+		occ.Advance(t)
+	}
 	if t == 0 {
 		return
 	}
 	for _, b := range in.p.Dying(t - 1) {
 		s := state.SegAt(v.BlockSegs(int(b)), t-1)
+		if s.IsResident() {
+			continue
+		}
 		occ.Drop(int(b), int(s.Level), s.Offset) // lazy: see Occupancy.Drop
 	}
 }
@@ -155,8 +221,17 @@ func (in *Initializer) Free(occ *state.Occupancy, v state.View, t int) {
 // created at t where v has them, sharing space with their reuse partners
 // (see Partner). The result does not depend on the order the blocks were
 // placed in. Blocks must not move at t; a layout that overlaps panics.
+//
+// Under the timeline model it also places the reservations that begin at
+// t (a copy's or a load's destination from its start, at most Horizon
+// timesteps before its timestep; the resident constants at timestep 0),
+// and carries out the copies at t: their sources released, their
+// destinations placed where no reservation holds them already.
 func (in *Initializer) Replay(occ *state.Occupancy, v state.View, t int) {
 	in.Free(occ, v, t)
+	if in.tl != nil {
+		in.replayTimeline(occ, v, t)
+	}
 	// Blocks that end at t first: a block that lives on is never the one
 	// whose space is taken over.
 	for pass := 0; pass < 2; pass++ {
@@ -166,6 +241,9 @@ func (in *Initializer) Replay(occ *state.Occupancy, v state.View, t int) {
 				continue
 			}
 			s := v.BlockSegs(b)[0]
+			if s.IsResident() || int(s.Start()) < t {
+				continue // placed at its start (or before the run)
+			}
 			l := int(s.Level)
 			if a, ok := Partner(in.p, v, b, t); ok {
 				if sp, held := occ.SpanAt(l, s.Offset); held && int(sp.Block) == a {
@@ -175,6 +253,9 @@ func (in *Initializer) Replay(occ *state.Occupancy, v state.View, t int) {
 			}
 			occ.Place(b, l, s.Offset)
 		}
+	}
+	if in.tl != nil {
+		in.copyAt(occ, v, t)
 	}
 }
 

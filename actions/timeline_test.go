@@ -1,0 +1,256 @@
+package actions_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
+)
+
+// streamProfile is FAST (capacity fast B; in and out 2 + d/8) over SLOW
+// (in and out 50 + d/1), with a compute unit of one MAC per cycle and no
+// overhead, so that an op of m MACs takes at least m cycles.
+func streamProfile(fast int64) *hw.Profile {
+	prof := testprog.Profile("tl",
+		testprog.Level{Name: "FAST", Capacity: fast, Align: 1, Latency: 2, Bandwidth: 8},
+		testprog.Level{Name: "SLOW", Capacity: 1 << 20, Align: 1, Latency: 50, Bandwidth: 1})
+	prof.Compute = &hw.Compute{MACsPerUnit: 1}
+	return prof
+}
+
+// withMACs gives op t of prog macs[t] MACs.
+func withMACs(prog *workload.Program, macs ...int64) *workload.Program {
+	for t, m := range macs {
+		prog.Ops[t].MACs = m
+	}
+	return prog
+}
+
+// streamProgram: 6 ops; constant w (800 B) created at 0, read at 5 only
+// (its stream point); activation a (800 B) lives over [0, aLast].
+func streamProgram(aLast int, macs ...int64) *workload.Program {
+	return withMACs(testprog.New("s", 6).
+		Block("w", 800, "constant", 0, 5, testprog.Reads(5)).
+		Block("a", 800, "activation", 0, aLast).
+		Program(), macs...)
+}
+
+// Worked by hand: w's read from SLOW costs out(SLOW) = 50 + 800 = 850,
+// from FAST 2 + 100 = 102, so streaming it saves 748; its copy takes
+// x = out(SLOW) + in(FAST) = 850 + 102 = 952.
+//
+// TestStreamKeptWhenItPays: FAST holds both blocks (1600 B); the ops
+// before the read compute 300 cycles each (dmin(u) = 300, more than
+// their accesses), so a copy started at 0 hides behind 1500 cycles:
+// exposed 0 < 748. The initializer puts w in its home SLOW at 0 (no
+// load) and copies it into FAST at 5 with start s* = max(FreeSince = 5
+// - 32, source from 0, 5 - 32, 0) = 0: lead 5.
+func TestStreamKeptWhenItPays(t *testing.T) {
+	p := testprog.BindTimeline(streamProgram(5, 300, 300, 300, 300, 300, 300), streamProfile(1600))
+	lay := state.NewLayout(p.Blocks())
+	_, err := actions.NewInitializer(p).Run(lay, 0)
+	require.NoError(t, err)
+	w := id(t, p, "w")
+	require.Len(t, lay.Segs[w], 2)
+	assert.Equal(t, state.Seg{From: 0, Level: 1, Offset: lay.Segs[w][0].Offset}, lay.Segs[w][0], "first in its home, no load")
+	assert.Equal(t, int32(5), lay.Segs[w][1].From)
+	assert.Equal(t, int32(0), lay.Segs[w][1].Level)
+	assert.Equal(t, int32(5), lay.Segs[w][1].Lead, "issued at 0")
+	rep := validatedTimeline(t, p, lay)
+	assert.True(t, rep.Valid(), "%v", rep.Violations)
+}
+
+// TestStreamRefusedWhenExposed: the same program with ops that compute
+// nothing (no MACs, no overhead): dmin(u) is the least access cost of op
+// u, 102 for the write of a (in(FAST) = 2 + 800/8) at 0 and 0 for ops 1-4.
+// The copy, started at 0, is exposed 952 - 102 = 850 > 748: w stays in
+// SLOW, no transfer.
+func TestStreamRefusedWhenExposed(t *testing.T) {
+	p := testprog.BindTimeline(streamProgram(5), streamProfile(1600))
+	lay := state.NewLayout(p.Blocks())
+	_, err := actions.NewInitializer(p).Run(lay, 0)
+	require.NoError(t, err)
+	w := id(t, p, "w")
+	assert.Equal(t, []state.Seg{{From: 0, Level: 1, Offset: lay.Segs[w][0].Offset}}, lay.Segs[w])
+	rep := validatedTimeline(t, p, lay)
+	assert.True(t, rep.Valid(), "%v", rep.Violations)
+
+	// With 200 cycles of compute in ops 0-4 the copy hides behind 1000 >
+	// 952 cycles: kept.
+	p = testprog.BindTimeline(streamProgram(5, 200, 200, 200, 200, 200), streamProfile(1600))
+	lay = state.NewLayout(p.Blocks())
+	_, err = actions.NewInitializer(p).Run(lay, 0)
+	require.NoError(t, err)
+	assert.Len(t, lay.Segs[w], 2)
+	// With 150 (op 0: max(150, 102); 750 hidden), exposed 202 < 748: still kept, later ops
+	// wait 202 cycles for it, which the read saves back.
+	p = testprog.BindTimeline(streamProgram(5, 150, 150, 150, 150, 150), streamProfile(1600))
+	lay = state.NewLayout(p.Blocks())
+	_, err = actions.NewInitializer(p).Run(lay, 0)
+	require.NoError(t, err)
+	assert.Len(t, lay.Segs[w], 2)
+	// With 10 (op 0 still takes 102 for its write of a: 142 hidden),
+	// exposed 810 > 748: refused.
+	p = testprog.BindTimeline(streamProgram(5, 10, 10, 10, 10, 10), streamProfile(1600))
+	lay = state.NewLayout(p.Blocks())
+	_, err = actions.NewInitializer(p).Run(lay, 0)
+	require.NoError(t, err)
+	assert.Len(t, lay.Segs[w], 1)
+}
+
+// TestStreamStartFromFreeSince: FAST holds 800 B, one of the blocks at a
+// time; activation a holds it over [0, 2] (the initializer puts a, not
+// w, there: w goes home). At 5 the range is free since 3, so s* = 3: the
+// copy hides behind ops 3 and 4 (300 + 300 cycles of compute), exposed
+// 952 - 600 = 352 < 748, lead 2. The plan checker agrees the reservation
+// [3, 4] overlaps nothing.
+func TestStreamStartFromFreeSince(t *testing.T) {
+	p := testprog.BindTimeline(streamProgram(2, 300, 300, 300, 300, 300, 300), streamProfile(800))
+	lay := state.NewLayout(p.Blocks())
+	_, err := actions.NewInitializer(p).Run(lay, 0)
+	require.NoError(t, err)
+	w, a := id(t, p, "w"), id(t, p, "a")
+	assert.Equal(t, []state.Seg{{From: 0, Level: 0, Offset: 0}}, lay.Segs[a])
+	require.Len(t, lay.Segs[w], 2)
+	assert.Equal(t, state.Seg{From: 5, Level: 0, Offset: 0, Lead: 2}, lay.Segs[w][1])
+	rep := validatedTimeline(t, p, lay)
+	assert.True(t, rep.Valid(), "%v", rep.Violations)
+
+	// Re-planning from any timestep drops the stream and decides it
+	// again, the same way.
+	for from := 1; from < p.Prog.Timesteps(); from++ {
+		again := lay.Clone()
+		_, err := actions.NewInitializer(p).Run(again, from)
+		require.NoError(t, err)
+		assert.True(t, again.Equal(lay), "Run from %d: %v, want %v", from, again.Segs, lay.Segs)
+	}
+}
+
+// TestLoadAtFirstRead: a constant read at its first timestep is decided
+// there: loaded into FAST if that pays (here its three reads save 3 *
+// 748 > the copy, exposed whole at op 0), else left home.
+func TestLoadAtFirstRead(t *testing.T) {
+	prog := testprog.New("l", 3).
+		Block("w", 800, "constant", 0, 2, testprog.Reads(0, 1, 2)).
+		Block("v", 800, "constant", 0, 0, testprog.Reads(0)).
+		Program()
+	p := testprog.BindTimeline(prog, streamProfile(1600))
+	lay := state.NewLayout(p.Blocks())
+	_, err := actions.NewInitializer(p).Run(lay, 0)
+	require.NoError(t, err)
+	w, v := id(t, p, "w"), id(t, p, "v")
+	assert.Equal(t, []state.Seg{{From: 0, Level: 0, Offset: lay.Segs[w][0].Offset}}, lay.Segs[w], "w loaded at 0")
+	assert.Equal(t, int32(1), lay.Segs[v][0].Level, "v (one read, 748 < 952) stays home")
+	rep := validatedTimeline(t, p, lay)
+	assert.True(t, rep.Valid(), "%v", rep.Violations)
+}
+
+// timelineProblem is randomProblem bound under the timeline model, with a
+// compute unit and random MACs (so that copies can hide), one channel or
+// two, and a horizon of 2-8 timesteps.
+func timelineProblem(rng *rand.Rand, n int) (*state.Problem, bool) {
+	base, ok := randomProblem(rng, n)
+	if !ok {
+		return nil, false
+	}
+	prog := *base.Prog
+	prog.Ops = append([]workload.Op(nil), prog.Ops...)
+	for t := range prog.Ops {
+		prog.Ops[t].MACs = int64(rng.IntN(400))
+	}
+	prof := *base.HW
+	prof.Levels = append([]hw.Level(nil), prof.Levels...)
+	prof.Compute = &hw.Compute{MACsPerUnit: 1, OpOverhead: float64(rng.IntN(20))}
+	prof.DMA.Channels = 1 + rng.IntN(2)
+	if rng.IntN(4) == 0 && len(prof.Levels) == 3 {
+		prof.Levels[1].ReadOnly = true
+	}
+	p, err := state.Bind(&prog, &prof, "test", state.Semantics{Timeline: true, Horizon: 2 + rng.IntN(7)})
+	if err != nil || p.CheckCapacity() != nil {
+		return nil, false
+	}
+	return p, true
+}
+
+// TestTimelineInitializerRandom runs the initializer under the timeline
+// model on random problems, both orders: every plan passes the plan
+// checker (rules 1-10, the timeline cost, cost.initial), no copy goes
+// into a read-only level, Replay rebuilds from the layout exactly the
+// occupancy OccupancyAt gives at every timestep (reservations included),
+// and re-planning from any timestep (Run(lay, from)) gives the same plan.
+func TestTimelineInitializerRandom(t *testing.T) {
+	programs := 300
+	if testing.Short() {
+		programs = 60
+	}
+	planned, streamed := 0, 0
+	candidatePrograms := 60
+	var st propertyStats
+	for seed := 0; planned < programs && seed < 20*programs; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(seed), 0x71e))
+		p, ok := timelineProblem(rng, seed)
+		if !ok {
+			continue
+		}
+		name := fmt.Sprintf("seed %d", seed)
+		for _, ord := range []actions.Order{actions.WorkloadOrder, actions.KindOrder} {
+			in := actions.NewInitializerOrder(p, ord)
+			lay := state.NewLayout(p.Blocks())
+			if _, err := in.Run(lay, 0); err != nil {
+				continue
+			}
+			if ord == actions.WorkloadOrder {
+				planned++
+				rep := validatedTimeline(t, p, lay)
+				require.True(t, rep.Valid(), "%s: %v", name, rep.Violations)
+			}
+			for b, segs := range lay.Segs {
+				for i, s := range segs {
+					if i > 0 || s.Lead != 0 || int(s.Level) != p.Home(b) && p.Block(b).Kind == workload.Constant {
+						require.True(t, p.CopyInto(int(s.Level)), "%s: a copy of %q into read-only level %d", name, p.Block(b).Name, s.Level)
+					}
+					if i > 0 {
+						streamed++
+					}
+				}
+			}
+			occ := state.NewOccupancy(p)
+			for ts := 0; ts < p.Prog.Timesteps(); ts++ {
+				in.Replay(occ, lay, ts)
+				want, err := state.OccupancyAt(p, lay, ts)
+				require.NoError(t, err, name)
+				for l := 0; l < p.Levels(); l++ {
+					require.Equal(t, spansOf(want, l), spansOf(occ, l), "%s, %s order: Replay at %d, level %d", name, ord, ts, l)
+				}
+			}
+			if planned <= candidatePrograms {
+				// Every candidate of every action, applied to the state:
+				// the occupancy is the changed layout's (Detach releases
+				// the block's reservations, the search's evict leaves
+				// loaded constants alone), and re-planned the plan is
+				// valid.
+				initial, _, err := actions.InitialCost(context.Background(), p, costmodel.Timeline{})
+				require.NoError(t, err)
+				checkEveryCandidate(t, name, p, lay, ord, initial, costmodel.Timeline{}, &st)
+			}
+			from := 1 + rng.IntN(p.Prog.Timesteps())
+			again := lay.Clone()
+			_, err := in.Run(again, min(from, p.Prog.Timesteps()-1))
+			require.NoError(t, err, name)
+			require.True(t, again.Equal(lay), "%s, %s order: Run from %d differs", name, ord, from)
+		}
+	}
+	require.Equal(t, programs, planned, "not enough plannable random programs")
+	assert.Positive(t, streamed, "no stream in %d programs", planned)
+	t.Logf("%d programs, %d copies; candidates per kind %v (%d programs)", planned, streamed, st.offered, candidatePrograms)
+}
