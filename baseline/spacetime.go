@@ -1,9 +1,9 @@
 package baseline
 
 import (
-	"cmp"
 	"math"
 	"slices"
+	"sort"
 )
 
 // rect is a block's range of one level over an inclusive span of
@@ -15,11 +15,12 @@ type rect struct {
 
 // spaceTime is the space-time occupancy of one level, the heap of XLA's
 // memory-space assignment in the small: the rectangles given out so far,
-// and a best-fit search for a free chunk over a span of timesteps.
+// sorted by offset (as seed 004's greedy arena keeps them), and a
+// best-fit search for a free chunk over a span of timesteps, one pass
+// over them.
 type spaceTime struct {
 	capacity int64
-	rects    []rect
-	scratch  []rect
+	rects    []rect // by off, then in the order taken
 }
 
 // overlaps reports whether two inclusive spans share a timestep.
@@ -30,14 +31,6 @@ func overlaps(a0, a1, b0, b1 int) bool { return a0 <= b1 && b0 <= a1 }
 // (over that span) that holds it, the lower on a tie, the block against
 // the gap's low end.
 func (st *spaceTime) fit(t0, t1 int, foot, align int64) (int64, bool) {
-	busy := st.scratch[:0]
-	for _, r := range st.rects {
-		if overlaps(r.t0, r.t1, t0, t1) {
-			busy = append(busy, r)
-		}
-	}
-	slices.SortFunc(busy, func(a, b rect) int { return cmp.Compare(a.off, b.off) })
-	st.scratch = busy
 	best, bestGap, found := int64(0), int64(0), false
 	try := func(lo, hi int64) {
 		o, ok := alignUp(lo, align)
@@ -49,7 +42,10 @@ func (st *spaceTime) fit(t0, t1 int, foot, align int64) (int64, bool) {
 		}
 	}
 	var cur int64
-	for _, r := range busy {
+	for _, r := range st.rects {
+		if !overlaps(r.t0, r.t1, t0, t1) {
+			continue
+		}
 		if r.off > cur {
 			try(cur, r.off)
 		}
@@ -77,7 +73,8 @@ func (st *spaceTime) free(t0, t1 int, off, foot int64) bool {
 
 // take records [off, off+foot) busy over [t0, t1].
 func (st *spaceTime) take(t0, t1 int, off, foot int64) {
-	st.rects = append(st.rects, rect{t0: t0, t1: t1, off: off, end: off + foot})
+	k := sort.Search(len(st.rects), func(k int) bool { return st.rects[k].off > off })
+	st.rects = slices.Insert(st.rects, k, rect{t0: t0, t1: t1, off: off, end: off + foot})
 }
 
 // alignUp rounds v >= 0 up to a multiple of a, reporting overflow.
