@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/hieropt/hieropt/arena"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -63,18 +64,19 @@ type MSAResult struct {
 //     models a constant's first placement is free, and it is placed for
 //     its whole life like any other block.
 //   - Before the greedy pass, every block's range in its home is set
-//     aside for its whole life (best fit, largest first, ties by ID), as
-//     if nothing were planned: what gets no faster level, and the part of
-//     a prefetched constant's life before its copy, stays there, and the
-//     greedy pass never takes space that a block staying home needs. It
-//     fails only if the home levels cannot hold every block at once.
+//     aside for its whole life, packed as no planning packs it (NoPlanning:
+//     seed 004's greedy by size, per level): what gets no faster level,
+//     and the part of a prefetched constant's life before its copy, stays
+//     there, and the greedy pass never takes space that a block staying
+//     home needs. It fails only where no planning fails (or a block pinned
+//     to a faster level does not fit it beside the others pinned there).
 //
 // It is deterministic: no map order, ties by block ID. It is a baseline,
 // not built for size: every search for a chunk scans the level's
 // rectangles (kept by offset, so one pass and no sort), so its time
-// grows as the square of the blocks (on this 2-core VM, 1.3 s for a
-// generated 10,000-op program on h100-sm; 15 s when each search sorted
-// the rectangles it found).
+// grows as the square of the blocks, as no planning's packing does (on
+// this 2-core VM, 1.3-2.6 s for a generated 10,000-op program on h100-sm;
+// 15 s when each search sorted the rectangles it found).
 func MSA(p *state.Problem) (*MSAResult, error) {
 	nb := p.Blocks()
 	res := &MSAResult{Layout: state.NewLayout(nb), Score: make([]float64, nb), Level: make([]int, nb)}
@@ -103,29 +105,33 @@ func MSA(p *state.Problem) (*MSAResult, error) {
 	}
 	slices.SortStableFunc(res.Order, func(a, b int) int { return cmp.Compare(res.Score[b], res.Score[a]) })
 
-	// Every block's home range first, for its whole life (largest first,
-	// ties by ID), as no planning has it: what the greedy pass gives out
-	// in a level is then never space a block staying home there needs.
+	// Every block's range in its home first, for its whole life, as no
+	// planning packs it (seed 004's greedy by size): what the greedy pass
+	// gives out in a level is then never space a block staying home there
+	// needs.
 	heaps := make([]spaceTime, p.Levels())
 	for l := range heaps {
 		heaps[l].capacity = p.HW.Levels[l].Capacity
 	}
-	byFoot := make([]int, nb)
-	for b := range byFoot {
-		byFoot[b] = b
+	byLevel := make([][]int, p.Levels())
+	for b := range nb {
+		byLevel[home[b]] = append(byLevel[home[b]], b)
 	}
-	slices.SortStableFunc(byFoot, func(a, b int) int { return cmp.Compare(p.Foot(b, home[b]), p.Foot(a, home[a])) })
-	homeOff := make([]int64, nb)
-	for _, b := range byFoot {
-		blk, l := p.Block(b), home[b]
-		f := p.Foot(b, l)
-		off, ok := heaps[l].fit(blk.First, blk.Last, f, p.Align(b, l))
-		if !ok {
-			return nil, fmt.Errorf("block %q does not fit its home level %s beside the blocks there", blk.Name, p.HW.Levels[l].Name)
+	for l, ids := range byLevel {
+		iv := make([]arena.Interval, len(ids))
+		for i, b := range ids {
+			blk := p.Block(b)
+			iv[i] = arena.Interval{First: blk.First, Last: blk.Last, Size: p.Foot(b, l), Align: p.Align(b, l)}
 		}
-		heaps[l].take(blk.First, blk.Last, off, f)
-		homeOff[b] = off
-		res.Layout.SetFirst(b, state.Seg{From: int32(blk.First), Level: int32(l), Offset: off})
+		off := arena.Seed004{}.Offsets(iv)
+		if peak := arena.Peak(iv, off); peak > p.HW.Levels[l].Capacity {
+			return nil, fmt.Errorf("the blocks that stay in %s when nothing is planned need %d B there, which holds %d B", p.HW.Levels[l].Name, peak, p.HW.Levels[l].Capacity)
+		}
+		for i, b := range ids {
+			blk := p.Block(b)
+			heaps[l].take(blk.First, blk.Last, off[i], iv[i].Size)
+			res.Layout.SetFirst(b, state.Seg{From: int32(blk.First), Level: int32(l), Offset: off[i]})
+		}
 	}
 
 	for _, b := range res.Order {
