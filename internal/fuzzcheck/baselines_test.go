@@ -23,7 +23,8 @@ import (
 // SmallReadOnly programs, with a compute section and MACs on most
 // problems, 1-2 DMA channels) with seed004-pipeline and xla-msa under
 // the timeline model, for the default horizon and horizons of 1 and 3
-// ops, and checks every plan with verify.Check (rules 1-10, the timeline
+// ops (xla-msa finds a plan wherever no planning does), and checks every
+// plan with verify.Check (rules 1-10, the timeline
 // cost equal to costmodel.Total's); xla-msa also under the seed model,
 // and both through hieropt.Plan (which checks its plans itself). Where
 // one finds no plan the error says why in one line. Enough plans must
@@ -61,6 +62,8 @@ func TestBaselinesRandom(t *testing.T) {
 			}
 			if res, err := baseline.MSA(p); err != nil {
 				require.NotContains(t, err.Error(), "\n")
+				_, nerr := baseline.NoPlanning(p)
+				require.Error(t, nerr, "xla-msa finds no plan (%v) where no planning does\n%s", err, desc)
 				stats["xla-msa: no plan"]++
 			} else {
 				requireValidTimeline(t, p, tl, res.Layout, "xla-msa", desc)
