@@ -286,7 +286,7 @@ func (g *reportGen) summary() summaryData {
 		Planner: txt(cmp.Or(g.r.Planner, "(not given)")), Unit: txt(g.unit),
 		Ops: g.stats.Ops, Blocks: g.stats.Blocks, Levels: p.Levels(),
 		MaxLive: g.stats.MaxLive, MaxLiveInPlace: g.stats.MaxLiveInPlace, MaxLiveAt: g.stats.MaxLiveAt, MaxLiveOp: txt(g.opSuffix(g.stats.MaxLiveAt)),
-		Same: g.same, Changed: g.changed, TransfersFinal: g.final.Transfers(), TransfersInitial: g.initial.Transfers(),
+		Same: g.same, Changed: g.changed, TransfersFinal: g.copies(g.final), TransfersInitial: g.copies(g.initial),
 	}
 	add := func(key, val, cls, title string) {
 		s.Cards = append(s.Cards, card{Key: txt(key), Value: val, Class: cls, Title: txt(title)})
@@ -307,7 +307,7 @@ func (g *reportGen) summary() summaryData {
 	}
 	add("reduction", red, cls, "(initial - final) / initial")
 	add("max-live lower bound", Bytes(g.stats.MaxLive), "", fmt.Sprintf("%d B at timestep %d", g.stats.MaxLive, g.stats.MaxLiveAt))
-	add("transfers (final)", strconv.Itoa(g.final.Transfers()), "", "")
+	add("transfers (final)", strconv.Itoa(g.copies(g.final)), "", "")
 	add("placements (final)", strconv.Itoa(g.placementsF), "", "")
 	for _, lv := range p.HW.Levels {
 		s.Capacity += lv.Capacity
@@ -838,10 +838,24 @@ func (g *reportGen) placesPlain(b int, lay *state.Layout) string {
 	return strings.Join(parts, " → ")
 }
 
-// repXfer is one transfer of a plan.
+// copies counts the transfers of lay as its plan document lists them:
+// under the timeline model, the loads of constants too.
+func (g *reportGen) copies(lay *state.Layout) int {
+	n := lay.Transfers()
+	for b, segs := range lay.Segs {
+		if len(segs) > 0 && isLoad(g.p, b, segs[0]) {
+			n++
+		}
+	}
+	return n
+}
+
+// repXfer is one transfer of a plan; a load (the timeline model) comes
+// from its block's home level, where it has no address (from.Offset 0).
 type repXfer struct {
 	t, b     int
 	from, to state.Seg
+	load     bool
 	bytes    int64
 	cost     float64
 }
@@ -852,16 +866,22 @@ type transfersData struct {
 	Unit        text
 	Count       int
 	Cost, Share float64
-	Rows        []transferRow
+	// Timeline: the model overlaps copies with ops; the list shows their
+	// starts, and Loads and Early count the loads and the copies issued
+	// before their timestep.
+	Timeline     bool
+	Loads, Early int
+	Rows         []transferRow
 	// Hidden transfers, costing HiddenCost, are past the list's end.
 	Hidden     int
 	HiddenCost float64
 }
 
 type transferRow struct {
-	T                    int
+	T, Start             int
 	Op, Block, From, To  text
 	FromOffset, ToOffset int64
+	Load                 bool
 	Bytes                int64
 	Cost                 float64
 }
@@ -869,17 +889,23 @@ type transferRow struct {
 func (g *reportGen) transfers() transfersData {
 	p := g.p
 	xs := g.transferList()
-	d := transfersData{Unit: txt(g.unit), Count: len(xs)}
+	d := transfersData{Unit: txt(g.unit), Count: len(xs), Timeline: g.model.Timeline()}
 	for _, x := range xs {
 		d.Cost += x.cost
+		if x.load {
+			d.Loads++
+		}
+		if x.to.Lead > 0 {
+			d.Early++
+		}
 	}
 	d.Share = repPct(d.Cost, g.repF.Total)
 	shown := min(len(xs), ReportMaxTransfers)
 	lv := p.HW.Levels
 	for _, x := range xs[:shown] {
-		d.Rows = append(d.Rows, transferRow{T: x.t, Op: txt(strings.TrimPrefix(g.opSuffix(x.t), " ")), Block: txt(p.Block(x.b).Name),
+		d.Rows = append(d.Rows, transferRow{T: x.t, Start: int(x.to.Start()), Op: txt(strings.TrimPrefix(g.opSuffix(x.t), " ")), Block: txt(p.Block(x.b).Name),
 			From: txt(lv[x.from.Level].Name), FromOffset: x.from.Offset, To: txt(lv[x.to.Level].Name), ToOffset: x.to.Offset,
-			Bytes: x.bytes, Cost: x.cost})
+			Load: x.load, Bytes: x.bytes, Cost: x.cost})
 	}
 	for _, x := range xs[shown:] {
 		d.Hidden++
@@ -894,10 +920,14 @@ func (g *reportGen) transferList() []repXfer {
 	p := g.p
 	var xs []repXfer
 	for b, segs := range g.final.Segs {
-		if len(segs) < 2 {
+		load := len(segs) > 0 && isLoad(p, b, segs[0])
+		if len(segs) < 2 && !load {
 			continue
 		}
 		first := len(xs)
+		if load {
+			xs = append(xs, repXfer{t: int(segs[0].From), b: b, from: state.Seg{Level: int32(p.Home(b))}, to: segs[0], load: true, bytes: p.Block(b).Size})
+		}
 		for i := 1; i < len(segs); i++ {
 			xs = append(xs, repXfer{t: int(segs[i].From), b: b, from: segs[i-1], to: segs[i], bytes: p.Block(b).Size})
 		}

@@ -131,6 +131,41 @@ func TestReportTimelineSection(t *testing.T) {
 	assert.Equal(t, doc, rtWrite(t, &Report{Problem: p, Model: m, Initial: ini, Final: fin, Planner: "hand", Version: "v0-test"}))
 }
 
+// TestReportTimelineTransfers: under the timeline model the report counts
+// and lists the copies as the plan document does, loads included, with
+// their starts, and their copy times add up to the channels' transfer time
+// in the timeline's table.
+func TestReportTimelineTransfers(t *testing.T) {
+	p, ini, fin := rtHand(t)
+	m := rtTimelineModel(t)
+	doc := rtWrite(t, &Report{Problem: p, Model: m, Initial: ini, Final: fin})
+	xi, xf := ini.Plan(p).Transfers, fin.Plan(p).Transfers
+	require.Len(t, xf, 3, "the hand plan: w1's load, a's and w2's transfers")
+	sum := rtSection(t, doc, "summary")
+	assert.Contains(t, sum, fmt.Sprintf(`transfers (final)</div><div class="v">%d</div>`, len(xf)))
+	assert.Contains(t, sum, fmt.Sprintf("%d transfers in the final plan, %d in the initial one", len(xf), len(xi)))
+	tr := rtSection(t, doc, "transfers")
+	assert.Equal(t, len(xf), strings.Count(tr, "<tr>")-1)
+	assert.Contains(t, tr, "3 copies in the final plan (1 of them loads of constants from their home level; 3 issued before the timestep that needs them)")
+	for _, x := range xf {
+		from := x.FromLevel + `</td><td class="n">` + fmt.Sprint(x.FromOffset)
+		if x.Load {
+			from = x.FromLevel + ` (load)</td><td class="n">—`
+		}
+		assert.Contains(t, tr, fmt.Sprintf(`>%d</td><td class="n">%d</td><td class="nm">%s</td><td>%s</td><td>%s</td>`, x.At, x.Start, x.Block, from, x.ToLevel), x.Block)
+	}
+	// The copies' times: w1 and w2 FLASH -> FAST, 20 + 64/2 + 1 + 64/4 =
+	// 69 each; a FAST -> SLOW, 1 + 64/4 + 10 + 64/1 = 91. In all 229, the
+	// time the one channel transfers.
+	assert.Contains(t, tr, "take 229.00 cycles on the DMA channels")
+	rep := costmodel.Breakdown(m, p, fin)
+	busy := 0.0
+	for _, c := range rep.Timeline.Copies {
+		busy += c.End - c.Begin
+	}
+	assert.InDelta(t, 229.0, busy, 1e-9)
+}
+
 // TestReportTimelineOnePlan: with one plan, one run, its row named for
 // both.
 func TestReportTimelineOnePlan(t *testing.T) {
