@@ -258,6 +258,9 @@ type summaryData struct {
 	Same                                               bool
 	Changed, TransfersFinal, TransfersInitial          int
 	Rows                                               []levelRow
+	// Timeline: the model overlaps the levels' work (the times add up to
+	// more than the plan's).
+	Timeline bool
 }
 
 // card is one figure of the summary; Class is "", " better" or " worse".
@@ -286,7 +289,7 @@ func (g *reportGen) summary() summaryData {
 		Planner: txt(cmp.Or(g.r.Planner, "(not given)")), Unit: txt(g.unit),
 		Ops: g.stats.Ops, Blocks: g.stats.Blocks, Levels: p.Levels(),
 		MaxLive: g.stats.MaxLive, MaxLiveInPlace: g.stats.MaxLiveInPlace, MaxLiveAt: g.stats.MaxLiveAt, MaxLiveOp: txt(g.opSuffix(g.stats.MaxLiveAt)),
-		Same: g.same, Changed: g.changed, TransfersFinal: g.copies(g.final), TransfersInitial: g.copies(g.initial),
+		Same: g.same, Changed: g.changed, TransfersFinal: g.copies(g.final), TransfersInitial: g.copies(g.initial), Timeline: g.model.Timeline(),
 	}
 	add := func(key, val, cls, title string) {
 		s.Cards = append(s.Cards, card{Key: txt(key), Value: val, Class: cls, Title: txt(title)})
@@ -502,6 +505,9 @@ type timeData struct {
 	// are the same).
 	Initial string
 	Steps   []stepRow
+	// Timeline: the bars are the work of the steps, not their time in
+	// the run.
+	Timeline bool
 }
 
 type levelKey struct {
@@ -541,7 +547,7 @@ func (g *reportGen) timeChart() timeData {
 			ymax = max(ymax, totI[i])
 		}
 	}
-	d := timeData{Same: g.same, Per: "timestep", Unit: txt(g.unit)}
+	d := timeData{Same: g.same, Per: "timestep", Unit: txt(g.unit), Timeline: g.model.Timeline()}
 	if k > 1 {
 		d.Per = fmt.Sprintf("bucket of %d timesteps", k)
 	}

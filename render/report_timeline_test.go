@@ -127,6 +127,10 @@ func TestReportTimelineSection(t *testing.T) {
 	assert.Equal(t, early, strings.Count(diag, `<rect class="inflight"`))
 	final := diag[strings.LastIndex(diag, `<g class="diagram">`):]
 	assert.Equal(t, 3, strings.Count(final, `<rect class="inflight"`), "the hand plan's 3")
+	// The per-level times and the time chart are the work, which the
+	// timeline overlaps: the report says so.
+	assert.Contains(t, rtSection(t, doc, "summary"), "so the times add up to more than the plan's time")
+	assert.Contains(t, rtSection(t, doc, "time"), "The final plan's work per timestep")
 	// Deterministic.
 	assert.Equal(t, doc, rtWrite(t, &Report{Problem: p, Model: m, Initial: ini, Final: fin, Planner: "hand", Version: "v0-test"}))
 }
