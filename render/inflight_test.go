@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/internal/tlgen"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/profiles"
@@ -172,4 +173,18 @@ func TestTimelineLongTitle(t *testing.T) {
 	require.Len(t, m, 2)
 	assert.Equal(t, "initial", m[0][1])
 	assert.Equal(t, []rune(long)[:23], []rune(strings.TrimSuffix(m[1][1], "…")))
+}
+
+// TestTimelineCounts: a run's figures count in words, one or many.
+func TestTimelineCounts(t *testing.T) {
+	p, _, lay := tlHand(t)
+	m, ok := costmodel.Lookup("timeline")
+	require.True(t, ok)
+	tl, err := render.PlanTimeline(p, "hand", costmodel.Breakdown(m, p, lay))
+	require.NoError(t, err)
+	svg := string(tlDraw(t, render.TimelineOptions{}, tl))
+	assert.Contains(t, svg, "; 5 ops, 3 copies, 1 DMA channel</text>")
+	tl.Trace.Copies, tl.Copies = tl.Trace.Copies[:1], tl.Copies[:1]
+	svg = string(tlDraw(t, render.TimelineOptions{}, tl))
+	assert.Contains(t, svg, "; 5 ops, 1 copy, 1 DMA channel</text>")
 }

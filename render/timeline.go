@@ -284,6 +284,14 @@ func newTLRun(t *Timeline) (*tlRun, error) {
 	return r, nil
 }
 
+// tlCount prints n things: "1 copy", "2 copies".
+func tlCount(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 func tlTime(v float64) bool { return v >= 0 && !math.IsInf(v, 1) }
 
 func (r *tlRun) height() float64 {
@@ -333,8 +341,9 @@ func (r *tlRun) copyName(k int) string {
 
 func (r *tlRun) draw(bw *bufio.Writer, g *tlGeom) {
 	tr := r.tr
-	stats := fmt.Sprintf("%s %s; stalls %s (%.1f%%); %d ops, %d copies, %d DMA channels", repCost(tr.Cost), r.unit,
-		repCost(tr.Stall()), repPct(tr.Stall(), tr.Cost), len(tr.Ops), len(tr.Copies), r.channels)
+	stats := fmt.Sprintf("%s %s; stalls %s (%.1f%%); %s, %s, %s", repCost(tr.Cost), r.unit,
+		repCost(tr.Stall()), repPct(tr.Stall(), tr.Cost), tlCount(len(tr.Ops), "op", "ops"), tlCount(len(tr.Copies), "copy", "copies"),
+		tlCount(r.channels, "DMA channel", "DMA channels"))
 	// The title ends before the figures on its right: a longer one (a
 	// plan's file and planner, say) is cut, whole in its tooltip; it keeps
 	// tlTitleMin characters however narrow the drawing.
