@@ -98,18 +98,21 @@
 //
 // Re-planning under the timeline model runs the initializer's Step, which
 // also decides the copies of constants from their home (stream points),
-// and it stops later than under the seed's: a copy decided at u may be
-// issued up to Problem.Horizon timesteps earlier, into space the
-// free-since log says was free then, so the child's history matters for H
-// timesteps after its last difference from the parent. The walk goes on
-// until every changed block's occupancy has ended (state.OccEnd: a
-// resident constant's range is kept to the end) and H more timesteps have
-// passed (replanTimeline argues it). A segment occupies its range from
-// its copy's start (Seg.OccStart) to OccEnd: the skip rule counts a
-// block below the highest level until its segment's OccEnd, the space
-// evictions may use excludes every range a segment of the committed plan
-// occupies at any timestep (reservations included), and Check compares
-// the occupancy with state.OccupancyAt, which holds reservations.
+// and it may stop later than under the seed's: a copy that the parent's
+// plan issues up to Problem.Horizon timesteps before its timestep may
+// reserve space in the period where the candidate changed the memory. The
+// walk goes on until every changed block's occupancy has ended
+// (state.OccEnd: a resident constant's range is kept to the end), and
+// then while a copy of the parent's later plan has its reservation begin
+// in that changed period (at most H timesteps more), so that such copies
+// are decided again; replanTimeline argues it.
+//
+// A segment occupies its range from its copy's start (Seg.OccStart) to
+// OccEnd: the skip rule counts a block below the highest level until its
+// segment's OccEnd, the space evictions may use excludes every range a
+// segment of the committed plan occupies at any timestep (reservations
+// included), and Check compares the occupancy with state.OccupancyAt,
+// which holds reservations.
 //
 // # Then: repacking
 //

@@ -370,25 +370,27 @@ func (sr *searcher) evaluatePriced(j job, t int) (*node, int) {
 // The stop rule. Let D be the last timestep at which a changed block
 // occupies a range, in the child or the parent (state.OccEnd of its last
 // segment: its last timestep, the program's last for a resident one), or
-// t. Up to D the two occupancies may differ. Under the timeline model a
-// decision at u may also look back into the history of the last H =
-// Problem.Horizon timesteps (the free-since log: a copy decided at u is
-// issued at s* >= u - H), where the child's log holds releases of the
-// changed blocks up to D+1. So the walk goes on to D + H at least: at u >
-// D + H every block is where the parent has it, the two occupancies and
-// the logs' entries that can still matter (since > u - H > D + 1) are
-// equal, so the initializer decides everything as it did for the parent,
-// and the parent's later reservations (a copy decided at u' >= u, issued
-// at s* >= u' - H > D) lie where the child's history is the parent's. The
-// rest of the plan is the parent's. Under the seed's semantics nothing
-// looks back, and the walk stops after D as replan does.
+// t. Up to D the two layouts' occupancies may differ; after D they are
+// the same, every block being where the parent has it. The walk stops at
+// the first u > D from which the parent's decisions can be kept as they
+// are. Those are valid in the child unless a copy's reservation reaches
+// back into a difference: a copy the parent decided at u' >= u occupies
+// [s*, u'-1] where nothing of the parent's layout is, so in the child it
+// can only meet a difference at or before D. One whose reservation began
+// by t was in the child's occupancy from the start (cloned from the
+// parent's, where the walk placed it at its start), so the re-planned
+// placements kept off it. So the walk goes on while some copy of the
+// parent at u' >= u starts in (t, D], and re-decides it at u' (there is
+// none past D + H: s* >= u' - Problem.Horizon). The rest of the plan is
+// the parent's, valid and priced exactly by Reprice; it may differ from
+// what the initializer would decide from scratch (its estimates look
+// back further, at the free-since log and at the copies before u'),
+// which makes it another valid plan, never a broken one. Under the
+// seed's semantics nothing reaches back, and the walk stops after D as
+// replan does.
 func (sr *searcher) replanTimeline(child *state.Overlay, occ *state.Occupancy, parent *state.Overlay, t int, acted []int) (changed []int, steps int, ok bool) {
 	p := sr.p
 	T := p.Prog.Timesteps()
-	look := 0
-	if p.Timeline() {
-		look = p.Horizon()
-	}
 	changed = acted
 	D := t
 	note := func(b int) {
@@ -397,7 +399,19 @@ func (sr *searcher) replanTimeline(child *state.Overlay, occ *state.Occupancy, p
 	for _, b := range acted {
 		note(b)
 	}
-	for u := t + 1; u < T && u <= D+look; u++ {
+	need, needD := -1, -1 // the last copy reaching back into (t, D], for D = needD
+	for u := t + 1; u < T; u++ {
+		if u > D {
+			if !p.Timeline() {
+				break
+			}
+			if needD != D {
+				need, needD = sr.reachesBack(parent, changed, t, D, u), D
+			}
+			if u > need {
+				break
+			}
+		}
 		steps++
 		if err := sr.in.Step(occ, child, u); err != nil {
 			return changed, steps, false
@@ -414,8 +428,26 @@ func (sr *searcher) replanTimeline(child *state.Overlay, occ *state.Occupancy, p
 	return changed, steps, true
 }
 
-// occEnd is the last timestep at which block b, placed by segs, occupies
-// a range: its last segment's state.OccEnd (-1 when not placed).
+// reachesBack returns the last timestep u' in [from, D + Horizon] at
+// which a block not changed has a copy in the parent's layout (a
+// transfer, or a constant's load) that starts in (t, D], or -1.
+// Copies are made only at timesteps that touch their block.
+func (sr *searcher) reachesBack(parent *state.Overlay, changed []int, t, D, from int) int {
+	p := sr.p
+	last := -1
+	for u := from; u <= min(D+p.Horizon(), p.Prog.Timesteps()-1); u++ {
+		for _, bi := range p.Touched(u) {
+			b := int(bi)
+			for _, s := range parent.BlockSegs(b) {
+				if int(s.From) == u && s.Lead > 0 && int(s.Start()) > t && int(s.Start()) <= D && !slices.Contains(changed, b) {
+					last = u
+				}
+			}
+		}
+	}
+	return last
+}
+
 func (sr *searcher) occEnd(b int, segs []state.Seg) int {
 	if len(segs) == 0 {
 		return -1

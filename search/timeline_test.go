@@ -3,12 +3,14 @@ package search_test
 import (
 	"context"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
 	"github.com/hieropt/hieropt/internal/testprog"
@@ -119,4 +121,39 @@ func TestTimelineBeatsGreedyInitializer(t *testing.T) {
 	require.Equal(t, int32(1), r.Layout.Segs[a][0].Level)
 	require.Equal(t, int32(0), r.Layout.Segs[b][0].Level)
 	require.Equal(t, workload.Activation, p.Block(a).Kind)
+}
+
+// TestTimelineReplanReachesBack walks generated 80-op programs on the
+// Ethos-U55 test profile under the timeline model (testdata/hw, the
+// initializer streaming weights into SRAM up to Horizon ops early) with
+// Check on. Re-planning a candidate must go on while a copy of the
+// parent's later plan has its reservation start in the period the
+// candidate changed: stopped as soon as the changed blocks had died, the
+// walk kept such a copy where a re-planned block had been put, and broke
+// (an overlap in the occupancy: cnn seed 1, mixed seeds 1 and 2).
+func TestTimelineReplanReachesBack(t *testing.T) {
+	prof, err := hw.ReadFile(filepath.Join("..", "testdata", "hw", "ethos-u55-timeline.yaml"))
+	require.NoError(t, err)
+	m := timelineModel(t)
+	opts := []gen.Options{{Ops: 80, Mix: gen.MixCNN, Seed: 1}, {Ops: 80, Mix: gen.MixMixed, Seed: 1}, {Ops: 80, Mix: gen.MixMixed, Seed: 2}}
+	if testing.Short() {
+		opts = opts[:1]
+	}
+	for _, o := range opts {
+		prog, err := gen.Generate(o)
+		require.NoError(t, err)
+		p, err := state.Bind(prog, prof, prog.Name, state.Semantics{Timeline: true})
+		require.NoError(t, err)
+		st := start(t, p, actions.WorkloadOrder, m)
+		r, err := search.Walk(context.Background(), p, st, &search.Settings{Workers: 2, Check: true})
+		require.NoError(t, err)
+		require.NoError(t, r.Layout.CheckComplete(p))
+		for u := range p.Prog.Timesteps() {
+			_, err := state.OccupancyAt(p, r.Layout, u)
+			require.NoError(t, err, "%s at %d", prog.Name, u)
+		}
+		require.LessOrEqual(t, r.Cost, r.StartCost)
+		require.InDelta(t, costmodel.Total(m, p, r.Layout), r.Cost, 1e-9*r.Cost)
+		t.Logf("%s: %d re-plans, %d timesteps re-planned, %.0f -> %.0f", prog.Name, r.Stats.Replans, r.Stats.ReplanSteps, r.StartCost, r.Cost)
+	}
 }
