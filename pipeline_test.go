@@ -113,7 +113,7 @@ func TestSettingsValidate(t *testing.T) {
 		{hieropt.Settings{Search: search.Settings{Workers: -1}}, `Settings.Search.Workers -1: want a number >= 0`},
 		{hieropt.Settings{Repack: new(-1)}, `Settings.Repack -1: want a number >= 0 (0 = off)`},
 		{hieropt.Settings{Starts: []string{}}, `Settings.Starts []: want at least one initializer order, or nil for the default`},
-		{hieropt.Settings{Starts: []string{"kind", "size"}}, `Settings.Starts [kind size]: "size" is not a registered initializer order (registered: kind, workload)`},
+		{hieropt.Settings{Starts: []string{"kind", "size"}}, `Settings.Starts [kind size]: "size" is not a registered initializer order (registered: kind, resident, resident-half, workload)`},
 		{hieropt.Settings{Starts: []string{"kind", "kind"}}, `Settings.Starts [kind kind]: "kind" is named twice`},
 	} {
 		err := c.s.Validate()

@@ -90,6 +90,11 @@ type candidate struct {
 func (r *run) starts(ctx context.Context) (search.Start, error) {
 	p := r.p
 	orders := r.s.starts()
+	if p.Timeline() && r.s.Starts == nil {
+		// Under the timeline model the default starts include constants
+		// made resident in the fastest level, in all and in half the room.
+		orders = append(orders, actions.ResidentOrder, actions.ResidentHalfOrder)
+	}
 	others := make([]*candidate, len(orders))
 	var wg sync.WaitGroup
 	for i, o := range orders {

@@ -134,6 +134,9 @@ func Eligible(p *state.Problem, v state.View, b, t int) bool {
 	if t < blk.First || t > blk.Last || (blk.First != t && blk.Last == t) {
 		return false
 	}
+	if segs := v.BlockSegs(b); len(segs) > 0 && segs[0].IsResident() {
+		return false // the timeline model's resident constants stay put
+	}
 	if blk.Last == t {
 		if c, ok := Partner(p, v, b, t); ok && p.Block(c).First == t {
 			return false

@@ -43,13 +43,41 @@ const (
 	// data leaves); ties keep the workload's order. It usually gives a
 	// cheaper plan; the search starts from it when it does.
 	KindOrder
+	// ResidentOrder is KindOrder after a pre-pass that, under the timeline
+	// model, makes constants resident in the fastest level (FORMATS.md
+	// rule 10: no load, their range kept over the whole run), greedily by
+	// their saving per byte, while they fit in the room the blocks other
+	// than constants leave there at their peak (their max-live). Vela's
+	// Sram_Only mode is this start. Under the other models it is
+	// KindOrder.
+	ResidentOrder
+	// ResidentHalfOrder is ResidentOrder with half that room for the
+	// resident constants.
+	ResidentHalfOrder
 )
 
 func (o Order) String() string {
-	if o == KindOrder {
+	switch o {
+	case KindOrder:
 		return "kind"
+	case ResidentOrder:
+		return "resident"
+	case ResidentHalfOrder:
+		return "resident-half"
 	}
 	return "workload"
+}
+
+// residentShare is the share of the room the order's pre-pass gives
+// resident constants (0: no pre-pass).
+func (o Order) residentShare() float64 {
+	switch o {
+	case ResidentOrder:
+		return 1
+	case ResidentHalfOrder:
+		return 0.5
+	}
+	return 0
 }
 
 // NewInitializer returns the initializer for p: workload order, reuse on.
@@ -62,7 +90,7 @@ func NewInitializerOrder(p *state.Problem, ord Order) *Initializer {
 	in := &Initializer{p: p, ord: ord, order: make([][]int32, p.Prog.Timesteps())}
 	for t := range in.order {
 		o := slices.Clone(p.Created(t))
-		if ord == KindOrder {
+		if ord != WorkloadOrder {
 			slices.SortStableFunc(o, func(a, b int32) int {
 				return kindRank(p.Block(int(a)).Kind) - kindRank(p.Block(int(b)).Kind)
 			})
@@ -71,6 +99,9 @@ func NewInitializerOrder(p *state.Problem, ord Order) *Initializer {
 	}
 	if p.Timeline() {
 		in.tl = newTimelineInit(p)
+		if share := ord.residentShare(); share > 0 {
+			in.tl.resident = residents(p, share)
+		}
 	}
 	return in
 }
@@ -102,6 +133,16 @@ func (in *Initializer) Run(lay *state.Layout, from int) (*state.Occupancy, error
 	var occ *state.Occupancy
 	if from == 0 {
 		occ = state.NewOccupancy(p)
+		if in.tl != nil {
+			for b := range lay.Segs {
+				lay.Segs[b] = nil
+			}
+			occ.Advance(0)
+			for _, r := range in.tl.resident {
+				occ.Place(r.b, int(r.s.Level), r.s.Offset)
+				lay.SetFirst(r.b, r.s)
+			}
+		}
 	} else {
 		for b := range lay.Segs {
 			blk := p.Block(b)

@@ -2,13 +2,19 @@ package actions
 
 import "github.com/hieropt/hieropt/internal/registry"
 
-// Name is the order's registered name: "workload" or "kind".
+// Name is the order's registered name: "workload", "kind", "resident" or
+// "resident-half".
 func (o Order) Name() string { return o.String() }
 
 // Doc is a one-line description of the order, for listings.
 func (o Order) Doc() string {
-	if o == KindOrder {
+	switch o {
+	case KindOrder:
 		return "scratch blocks first, then activations, outputs and inputs, then constants (weights fill what the program's own data leaves)"
+	case ResidentOrder:
+		return "timeline model: constants resident in the fastest level (no load), by saving per byte, in the room the other blocks' max-live leaves; then the kind order"
+	case ResidentHalfOrder:
+		return "timeline model: as resident, in half that room"
 	}
 	return "the workload's block order: the seed's literal reading, and the plan cost.initial prices"
 }
@@ -17,7 +23,7 @@ func (o Order) Doc() string {
 var orders = registry.New[Order]("actions: initializer order")
 
 func init() {
-	orders.MustRegister(WorkloadOrder, KindOrder)
+	orders.MustRegister(WorkloadOrder, KindOrder, ResidentOrder, ResidentHalfOrder)
 }
 
 // LookupOrder returns the initializer order registered under name.

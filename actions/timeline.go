@@ -24,6 +24,77 @@ type timelineInit struct {
 	// least duration under any placement (bounds.Timeline's PerOp):
 	// dsum[t] is the sum over u < t.
 	dsum []float64
+	// resident lists the constants the order makes resident (ResidentOrder),
+	// with their segments, in block order.
+	resident []residentSeg
+}
+
+// residentSeg is a resident constant and its only segment.
+type residentSeg struct {
+	b int
+	s state.Seg
+}
+
+// residents chooses the resident constants of ResidentOrder's pre-pass:
+// in the fastest level, the room is its capacity less the most bytes the
+// blocks other than constants that may use it have live at one timestep
+// (footprints there; in-place reuse not counted), times share. Constants
+// that may live there and are not at home there (nor pinned) are taken by
+// their saving per byte, the sum over their reads of out(home) - out(L),
+// over their footprint in L (highest first, ties by block ID), each while
+// the chosen ones' footprints fit the room; they are packed from the top
+// of the level down (at their alignment), in that order, so that the
+// initializer's best fit sees one free gap below them.
+func residents(p *state.Problem, share float64) []residentSeg {
+	const l = 0
+	T := p.Prog.Timesteps()
+	lv := &p.HW.Levels[l]
+	delta := make([]int64, T+1)
+	for b := range p.Blocks() {
+		blk := p.Block(b)
+		if blk.Kind != workload.Constant && p.Allowed(b, l) {
+			delta[blk.First] += p.Foot(b, l)
+			delta[blk.Last+1] -= p.Foot(b, l)
+		}
+	}
+	var live, peak int64
+	for t := range T {
+		live += delta[t]
+		peak = max(peak, live)
+	}
+	room := int64(float64(lv.Capacity-peak) * share)
+	if room <= 0 {
+		return nil
+	}
+	type cand struct {
+		b    int
+		gain float64
+	}
+	var cs []cand
+	for b := range p.Blocks() {
+		blk := p.Block(b)
+		if blk.Kind != workload.Constant || p.Pin(b) != state.NoPin || !p.Allowed(b, l) || p.Home(b) == l || len(blk.Reads) == 0 {
+			continue
+		}
+		home := &p.HW.Levels[p.Home(b)]
+		gain := float64(len(blk.Reads)) * (home.Out.Time(blk.Size) - lv.Out.Time(blk.Size))
+		if gain > 0 {
+			cs = append(cs, cand{b, gain / float64(p.Foot(b, l))})
+		}
+	}
+	slices.SortStableFunc(cs, func(x, y cand) int { return cmp.Or(cmp.Compare(y.gain, x.gain), cmp.Compare(x.b, y.b)) })
+	var out []residentSeg
+	end := lv.Capacity
+	for _, c := range cs {
+		off := state.AlignDown(end-p.Foot(c.b, l), p.Align(c.b, l))
+		if off < 0 || lv.Capacity-off > room {
+			continue
+		}
+		out = append(out, residentSeg{c.b, state.Seg{From: int32(p.Block(c.b).First), Level: l, Offset: off, Lead: state.Resident}})
+		end = off
+	}
+	slices.SortFunc(out, func(x, y residentSeg) int { return cmp.Compare(x.b, y.b) })
+	return out
 }
 
 // newTimelineInit precomputes the stream points and dmin of p.

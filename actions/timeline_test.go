@@ -195,6 +195,7 @@ func TestTimelineInitializerRandom(t *testing.T) {
 	}
 	planned, streamed := 0, 0
 	candidatePrograms := 60
+	resident := map[actions.Order]int{}
 	var st propertyStats
 	for seed := 0; planned < programs && seed < 20*programs; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x71e))
@@ -203,7 +204,7 @@ func TestTimelineInitializerRandom(t *testing.T) {
 			continue
 		}
 		name := fmt.Sprintf("seed %d", seed)
-		for _, ord := range []actions.Order{actions.WorkloadOrder, actions.KindOrder} {
+		for _, ord := range []actions.Order{actions.WorkloadOrder, actions.KindOrder, actions.ResidentOrder, actions.ResidentHalfOrder} {
 			in := actions.NewInitializerOrder(p, ord)
 			lay := state.NewLayout(p.Blocks())
 			if _, err := in.Run(lay, 0); err != nil {
@@ -211,9 +212,9 @@ func TestTimelineInitializerRandom(t *testing.T) {
 			}
 			if ord == actions.WorkloadOrder {
 				planned++
-				rep := validatedTimeline(t, p, lay)
-				require.True(t, rep.Valid(), "%s: %v", name, rep.Violations)
 			}
+			rep := validatedTimeline(t, p, lay)
+			require.True(t, rep.Valid(), "%s, %s order: %v", name, ord, rep.Violations)
 			for b, segs := range lay.Segs {
 				for i, s := range segs {
 					if i > 0 || s.Lead != 0 || int(s.Level) != p.Home(b) && p.Block(b).Kind == workload.Constant {
@@ -221,6 +222,9 @@ func TestTimelineInitializerRandom(t *testing.T) {
 					}
 					if i > 0 {
 						streamed++
+					}
+					if s.IsResident() {
+						resident[ord]++
 					}
 				}
 			}
@@ -233,7 +237,7 @@ func TestTimelineInitializerRandom(t *testing.T) {
 					require.Equal(t, spansOf(want, l), spansOf(occ, l), "%s, %s order: Replay at %d, level %d", name, ord, ts, l)
 				}
 			}
-			if planned <= candidatePrograms {
+			if planned <= candidatePrograms && (ord == actions.WorkloadOrder || ord == actions.ResidentOrder) {
 				// Every candidate of every action, applied to the state:
 				// the occupancy is the changed layout's (Detach releases
 				// the block's reservations, the search's evict leaves
@@ -252,5 +256,52 @@ func TestTimelineInitializerRandom(t *testing.T) {
 	}
 	require.Equal(t, programs, planned, "not enough plannable random programs")
 	assert.Positive(t, streamed, "no stream in %d programs", planned)
-	t.Logf("%d programs, %d copies; candidates per kind %v (%d programs)", planned, streamed, st.offered, candidatePrograms)
+	assert.Positive(t, resident[actions.ResidentOrder], "no resident constant")
+	assert.Positive(t, resident[actions.ResidentHalfOrder], "no resident constant in half the room")
+	assert.Zero(t, resident[actions.KindOrder]+resident[actions.WorkloadOrder])
+	t.Logf("%d programs, %d copies, residents %v; candidates per kind %v (%d programs)", planned, streamed, resident, st.offered, candidatePrograms)
+}
+
+// TestResidentOrder: FAST holds 1600 B; activation a (800 B) lives over
+// the whole run, so the blocks other than constants need 800 B there at
+// their peak and the room for residents is 800 B. w1 (800 B, three
+// reads) saves 3 * 748 over its 800 B, w2 (800 B, one read) 748: w1 is
+// made resident, at the top of FAST (offset 800), with no load; w2 is
+// left to the initializer. In half the room (400 B) neither fits. Under
+// the seed model the order is the kind order.
+func TestResidentOrder(t *testing.T) {
+	prog := testprog.New("r", 4).
+		Block("w1", 800, "constant", 0, 3, testprog.Reads(1, 2, 3)).
+		Block("w2", 800, "constant", 0, 2, testprog.Reads(2)).
+		Block("a", 800, "activation", 0, 3).
+		Program()
+	p := testprog.BindTimeline(prog, streamProfile(1600))
+	w1, w2 := id(t, p, "w1"), id(t, p, "w2")
+	lay := state.NewLayout(p.Blocks())
+	_, err := actions.NewInitializerOrder(p, actions.ResidentOrder).Run(lay, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []state.Seg{{From: 0, Level: 0, Offset: 800, Lead: state.Resident}}, lay.Segs[w1])
+	assert.False(t, lay.Segs[w2][0].IsResident())
+	rep := validatedTimeline(t, p, lay)
+	assert.True(t, rep.Valid(), "%v", rep.Violations)
+	for ts := 0; ts < p.Prog.Timesteps(); ts++ {
+		assert.False(t, actions.Eligible(p, lay, w1, ts), "a resident constant is not acted on")
+	}
+
+	half := state.NewLayout(p.Blocks())
+	_, err = actions.NewInitializerOrder(p, actions.ResidentHalfOrder).Run(half, 0)
+	require.NoError(t, err)
+	kind := state.NewLayout(p.Blocks())
+	_, err = actions.NewInitializerOrder(p, actions.KindOrder).Run(kind, 0)
+	require.NoError(t, err)
+	assert.True(t, half.Equal(kind), "no room: the kind order's plan")
+
+	seed := testprog.Bind(prog, streamProfile(1600))
+	res := state.NewLayout(seed.Blocks())
+	_, err = actions.NewInitializerOrder(seed, actions.ResidentOrder).Run(res, 0)
+	require.NoError(t, err)
+	kind = state.NewLayout(seed.Blocks())
+	_, err = actions.NewInitializerOrder(seed, actions.KindOrder).Run(kind, 0)
+	require.NoError(t, err)
+	assert.True(t, res.Equal(kind), "under the seed model, the kind order")
 }

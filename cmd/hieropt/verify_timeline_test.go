@@ -22,7 +22,7 @@ func TestVerifyTimelinePlan(t *testing.T) {
 	good := repo("testdata", "timeline", "tl-plan.json")
 	r := runCLI(t, "", "verify", "--workload", wl, "--hw", prof, good)
 	require.Equal(t, exitOK, r.code, r.stderr+r.stdout)
-	assert.Equal(t, good+": valid plan of tl on tl: 8 placements, 3 transfers, cost 376.00 cycles (initial 408.00)\n", r.stdout)
+	assert.Equal(t, good+": valid plan of tl on tl: 8 placements, 3 transfers, cost 376.00 cycles (initial 240.00)\n", r.stdout)
 
 	r = runCLI(t, "", "verify", "--workload", wl, "--hw", prof, "--format", "json", good)
 	require.Equal(t, exitOK, r.code, r.stderr)
