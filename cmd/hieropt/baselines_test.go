@@ -38,6 +38,13 @@ func TestBaselinePlannersCLI(t *testing.T) {
 
 	r = runCLI(t, "", "compare", "--workload", "squeezenet1_1-int8", "--hw", prof)
 	require.Equal(t, exitOK, r.code, r.stderr)
+	// Its bound is the timeline bound, as hieropt bounds prints it (it was
+	// the access bound alone, 2452601.75, below the compute time).
+	bd := runCLI(t, "", "bounds", "--workload", "squeezenet1_1-int8", "--hw", prof)
+	require.Equal(t, exitOK, bd.code, bd.stderr)
+	cb := regexp.MustCompile(`cost bound +([0-9.]+) cycles \(per op max\(compute, least access cost\)`).FindStringSubmatch(bd.stdout)
+	require.NotNil(t, cb, bd.stdout)
+	assert.Contains(t, r.stdout, "(timeline model, costs in cycles; cost lower bound "+cb[1]+")")
 	for _, pl := range []string{"seed004-pipeline", "xla-msa"} {
 		m := regexp.MustCompile(`\| ` + pl + ` +\| ([0-9.]+) +\|.*\| valid: ` + pl + `: `).FindStringSubmatch(r.stdout)
 		require.NotNil(t, m, "%s\n%s", pl, r.stdout)

@@ -17,7 +17,6 @@ import (
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/arena"
 	"github.com/hieropt/hieropt/baseline"
-	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/state"
@@ -121,9 +120,12 @@ func (a *app) compare(o *compareOptions, s *hieropt.Settings) error {
 	if err != nil {
 		return err
 	}
-	b, err := bounds.Compute(p, m)
+	// The bound of the plans' model: under the timeline model the sum
+	// over ops of max(compute, least access cost), as hieropt bounds
+	// prints it (bounds.Compute alone is the access bound).
+	b, err := costBoundOf(p, m.Name())
 	if err != nil {
-		return internalErrorf("%v", err)
+		return err
 	}
 	var rows []compareRow
 	// row plans with a planner (hieropt.Plan, which checks the plan) and
@@ -155,7 +157,7 @@ func (a *app) compare(o *compareOptions, s *hieropt.Settings) error {
 	if err != nil {
 		return err
 	}
-	noneCost := bounds.NoPlanning(p, m)
+	noneCost := b.None
 	if none != nil {
 		noneCost = none.Plan.Cost.Final
 	}
