@@ -2,6 +2,8 @@ package actions
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/hieropt/hieropt/costmodel"
@@ -18,18 +20,29 @@ const (
 	Swap              // a free position in another level, up or down
 	Reuse             // over a reusable block's space, by the kind rule
 	Evict             // into a faster level, sending the constants in the way to slower levels
+	// Prefetch is a swap into a faster level whose copy is issued before
+	// the op that needs it (the timeline model only; under the others it
+	// offers nothing).
+	Prefetch
 	NumKinds
 )
 
-var kindNames = [NumKinds]string{"move", "swap", "reuse", "evict"}
+var kindNames = [NumKinds]string{"move", "swap", "reuse", "evict", "prefetch"}
 
 func (k Kind) String() string { return kindNames[k] }
 
 // Set is a set of actions.
 type Set [NumKinds]bool
 
-// All is every action.
-var All = Set{true, true, true, true}
+// All is every action of the seed models: move, swap, reuse and evict,
+// the search's default. Prefetch is left out so that the default (and
+// the plans' planner line, which names it) stays what it was under those
+// models, where prefetch offers nothing anyway; TimelineAll adds it.
+var All = Set{true, true, true, true, false}
+
+// TimelineAll is every action, prefetch included: the search's default
+// under the timeline model.
+var TimelineAll = Set{true, true, true, true, true}
 
 // Seed is the preset action set of seed 003: move, swap and reuse.
 var Seed = Set{true, true, true, false}
@@ -79,6 +92,9 @@ type Candidate struct {
 	// Evicted lists, for an Evict candidate, the constants sent to slower
 	// levels and where they go (for their whole life).
 	Evicted []Eviction
+	// Lead is, for a Prefetch candidate, how many timesteps before At its
+	// copy is issued (state.Seg.Lead); 0 for the other actions.
+	Lead int32
 }
 
 // Eviction is one constant an Evict candidate moves out of the way.
@@ -204,6 +220,11 @@ type Options struct {
 	// more than Horizon timesteps past the action's timestep (the search
 	// re-plans until every block it changed has died).
 	Horizon int
+	// Dur, if not nil, is op u's duration in the state the candidates are
+	// for (costmodel.Pricer.Dur of the search's node): Prefetch offers the
+	// start that just hides the copy behind the ops before it. Without
+	// it, only the earliest start.
+	Dur func(u int) float64
 }
 
 // Enumerate calls emit for every way the actions can place block b at
@@ -224,11 +245,15 @@ func Enumerate(occ *state.Occupancy, v state.View, b, t int, o Options, emit fun
 		if int32(l) == cur.Level {
 			kind = Move
 		}
-		if !o.Actions[kind] {
+		prefetch := o.Actions[Prefetch] && p.Timeline() && int32(l) < cur.Level
+		if !o.Actions[kind] && !prefetch {
 			continue
 		}
 		f, a := p.Foot(b, l), p.Align(b, l)
-		count := 0
+		count, pcount := 0, 0
+		full := func() bool {
+			return o.Max > 0 && (!o.Actions[kind] || count >= o.Max) && (!prefetch || pcount >= o.Max)
+		}
 		occ.FitGaps(l, f, func(g state.Gap) bool {
 			first, ok := Boundary(occ, b, l, g)
 			if !ok {
@@ -249,9 +274,17 @@ func Enumerate(occ *state.Occupancy, v state.View, b, t int, o Options, emit fun
 				if pos == cur {
 					continue
 				}
-				emit(Candidate{Kind: kind, Block: b, At: t, From: cur, To: pos, Reused: -1})
-				count++
-				if o.Max > 0 && count >= o.Max {
+				if o.Actions[kind] && (o.Max <= 0 || count < o.Max) {
+					emit(Candidate{Kind: kind, Block: b, At: t, From: cur, To: pos, Reused: -1})
+					count++
+				}
+				if prefetch && (o.Max <= 0 || pcount < o.Max) {
+					for _, lead := range prefetchLeads(occ, v, b, t, pos, o.Dur) {
+						emit(Candidate{Kind: Prefetch, Block: b, At: t, From: cur, To: pos, Reused: -1, Lead: lead})
+					}
+					pcount++
+				}
+				if full() {
 					return false
 				}
 			}
@@ -291,6 +324,60 @@ func Apply(occ *state.Occupancy, v state.View, c Candidate) {
 		v.SetFirst(e.Block, state.Seg{From: first.From, Level: e.To.Level, Offset: e.To.Offset})
 	}
 	v.MoveAt(c.Block, c.At, c.To)
+	if c.Lead != 0 {
+		segs := slices.Clone(v.BlockSegs(c.Block))
+		segs[len(segs)-1].Lead = c.Lead
+		v.Set(c.Block, segs)
+	}
+}
+
+// prefetchLeads returns the leads Prefetch offers for block b, at
+// timestep t, copied to pos (in a level faster than the one it comes
+// from; occ is the state of t with b detached): the earliest feasible
+// start,
+//
+//	s* = max(FreeSince(pos's range), the source segment's From, the last
+//	         write before t + 1, t - Horizon, 0),
+//
+// (for a constant's first placement outside its home, a load: no source,
+// no write), and the start that just hides the copy behind the ops before
+// t, the latest s with the sum of dur(u) over [s, t-1] at least the copy's
+// time x, no earlier than s*; each once, and none if s* is t.
+func prefetchLeads(occ *state.Occupancy, v state.View, b, t int, pos state.Pos, dur func(int) float64) []int32 {
+	p := occ.Problem()
+	blk := p.Block(b)
+	segs := v.BlockSegs(b)
+	l := int(pos.Level)
+	lv := &p.HW.Levels[l]
+	s := max(occ.FreeSince(l, pos.Offset, pos.Offset+p.Foot(b, l)), t-p.Horizon(), 0)
+	var x float64
+	if t == blk.First {
+		if blk.Kind != workload.Constant || l == p.Home(b) {
+			return nil // no copy to issue early
+		}
+		x = p.HW.Levels[p.Home(b)].Out.Time(blk.Size) + lv.In.Time(blk.Size)
+	} else {
+		src := state.SegAt(segs, t-1)
+		s = max(s, int(src.From))
+		if i := sort.SearchInts(blk.Writes, t); i > 0 {
+			s = max(s, blk.Writes[i-1]+1)
+		}
+		x = p.HW.Levels[src.Level].Out.Time(blk.Size) + lv.In.Time(blk.Size)
+	}
+	if s >= t {
+		return nil
+	}
+	leads := []int32{int32(t - s)}
+	if dur != nil {
+		acc := 0.0
+		for u := t - 1; u > s; u-- {
+			if acc += dur(u); acc >= x {
+				leads = append(leads, int32(t-u))
+				break
+			}
+		}
+	}
+	return leads
 }
 
 // ApplyOcc is the occupancy half of Apply: v, the state before the

@@ -234,8 +234,13 @@ func TestCandidatesKeepInvariants(t *testing.T) {
 	require.Equal(t, programs, st.programs, "not enough plannable random programs")
 	t.Logf("%d programs, %d (timestep, block) states, %d eligible; candidates per kind %v, infeasible re-plans %v",
 		st.programs, st.states, st.eligible, st.offered, st.infeasible)
-	// The generator must exercise every action.
+	// The generator must exercise every action of the seed models;
+	// prefetch offers nothing under them.
 	for k := actions.Kind(0); k < actions.NumKinds; k++ {
+		if k == actions.Prefetch {
+			assert.Zero(t, st.offered[k])
+			continue
+		}
 		assert.Positive(t, st.offered[k], "no %s candidate in %d programs", k, st.programs)
 	}
 }
@@ -251,6 +256,12 @@ func checkEveryCandidate(t *testing.T, name string, p *state.Problem, lay *state
 	}()
 	snapshot := lay.Clone()
 	space := usedSpace(p, lay)
+	opts := actions.Options{Actions: actions.All}
+	if p.Timeline() {
+		opts = actions.Options{Actions: actions.TimelineAll, Dur: model.Price(p, lay).Dur}
+	} else {
+		opts.Actions[actions.Prefetch] = true // offers nothing: checked
+	}
 	in := actions.NewInitializerOrder(p, ord)
 	T := p.Prog.Timesteps()
 	for ts := 0; ts < T; ts++ {
@@ -269,8 +280,8 @@ func checkEveryCandidate(t *testing.T, name string, p *state.Problem, lay *state
 			require.NoError(t, detached.Check(), "Detach %q at %d", p.Block(b).Name, ts)
 			var cands []actions.Candidate
 			emit := func(c actions.Candidate) { cands = append(cands, c) }
-			actions.Enumerate(detached, lay, b, ts, actions.Options{Actions: actions.All}, emit)
-			actions.EnumerateEvict(detached, lay, b, ts, actions.Options{Actions: actions.All}, unitPrice, space, emit)
+			actions.Enumerate(detached, lay, b, ts, opts, emit)
+			actions.EnumerateEvict(detached, lay, b, ts, opts, unitPrice, space, emit)
 			for _, c := range cands {
 				st.offered[c.Kind]++
 				where = fmt.Sprintf("block %q at timestep %d: candidate %+v", p.Block(b).Name, ts, c)
@@ -803,9 +814,9 @@ func TestParseSet(t *testing.T) {
 	assert.Equal(t, "move,swap,reuse", actions.Seed.String())
 
 	_, err = actions.ParseSet("jump")
-	assert.EqualError(t, err, `unknown action "jump" (known: move, swap, reuse, evict)`)
+	assert.EqualError(t, err, `unknown action "jump" (known: move, swap, reuse, evict, prefetch)`)
 	_, err = actions.ParseSet("move,,swap")
-	assert.EqualError(t, err, `unknown action "" (known: move, swap, reuse, evict)`)
+	assert.EqualError(t, err, `unknown action "" (known: move, swap, reuse, evict, prefetch)`)
 }
 
 func TestKindNames(t *testing.T) {
@@ -813,7 +824,7 @@ func TestKindNames(t *testing.T) {
 	for k := actions.Kind(0); k < actions.NumKinds; k++ {
 		names = append(names, k.String())
 	}
-	assert.Equal(t, []string{"move", "swap", "reuse", "evict"}, names)
+	assert.Equal(t, []string{"move", "swap", "reuse", "evict", "prefetch"}, names)
 }
 
 // TestSeed000MoveKeepsEverythingFast is the seed-000 example on FAST of

@@ -101,6 +101,9 @@ func (e *evictor) target(c, l int, taken [][]state.Gap) (state.Pos, bool) {
 		if !p.Allowed(c, to) || !MayEnter(p, c, to, p.Block(c).First) {
 			continue // its whole life there: a first placement
 		}
+		if p.Timeline() && to != p.Home(c) {
+			continue // under the timeline model a constant goes back home (no load)
+		}
 		if off, ok := e.space(to, p.Foot(c, to), p.Align(c, to), taken[to]); ok {
 			return state.Pos{Level: int32(to), Offset: off}, true
 		}

@@ -259,6 +259,9 @@ func TestTimelineInitializerRandom(t *testing.T) {
 	assert.Positive(t, resident[actions.ResidentOrder], "no resident constant")
 	assert.Positive(t, resident[actions.ResidentHalfOrder], "no resident constant in half the room")
 	assert.Zero(t, resident[actions.KindOrder]+resident[actions.WorkloadOrder])
+	for k := actions.Kind(0); k < actions.NumKinds; k++ {
+		assert.Positive(t, st.offered[k], "no %s candidate", k)
+	}
 	t.Logf("%d programs, %d copies, residents %v; candidates per kind %v (%d programs)", planned, streamed, resident, st.offered, candidatePrograms)
 }
 
@@ -304,4 +307,57 @@ func TestResidentOrder(t *testing.T) {
 	_, err = actions.NewInitializerOrder(seed, actions.KindOrder).Run(kind, 0)
 	require.NoError(t, err)
 	assert.True(t, res.Equal(kind), "under the seed model, the kind order")
+}
+
+// TestPrefetchCandidates: activation a (800 B) is written at 0 in SLOW and
+// read at 4; ops 1-3 compute 500 cycles each (op 0 takes 850, its write
+// of a to SLOW). At 4, moving a into FAST copies it in x = out(SLOW) +
+// in(FAST) = 850 + 102 = 952 cycles. Prefetch offers, for each position
+// in FAST, the earliest start s* = max(FreeSince = 4 - 32, the source
+// from 0, the last write 0 + 1, 4 - 32, 0) = 1 (lead 3) and the start
+// that just hides the copy behind ops 2-3 (500 + 500 >= 952): 2, lead 2.
+// Without the ops' durations only s*; under the seed model nothing. The
+// plan with the lead-2 copy passes the plan checker.
+func TestPrefetchCandidates(t *testing.T) {
+	prog := withMACs(testprog.New("pf", 5).
+		Block("a", 800, "activation", 0, 4).
+		Program(), 0, 500, 500, 500, 0)
+	p := testprog.BindTimeline(prog, streamProfile(1600))
+	lay := handLayout(t, p, map[string]state.Pos{"a": pos(1, 0)})
+	a := id(t, p, "a")
+	dur := costmodel.Timeline{}.Price(p, lay).Dur
+	assert.Equal(t, 500.0, dur(2))
+	leads := map[state.Pos][]int32{}
+	var pick actions.Candidate
+	for _, c := range candidatesOf(t, p, lay, a, 4, actions.Options{Actions: actions.TimelineAll, Dur: dur}) {
+		if c.Kind == actions.Prefetch {
+			assert.Equal(t, int32(0), c.To.Level)
+			leads[c.To] = append(leads[c.To], c.Lead)
+			pick = c
+		} else {
+			assert.Zero(t, c.Lead)
+		}
+	}
+	require.NotEmpty(t, leads)
+	for at, l := range leads {
+		assert.Equal(t, []int32{3, 2}, l, "position %v", at)
+	}
+	for _, c := range candidatesOf(t, p, lay, a, 4, actions.Options{Actions: actions.TimelineAll}) {
+		if c.Kind == actions.Prefetch {
+			assert.Equal(t, int32(3), c.Lead, "without durations, s* only")
+		}
+	}
+	seed := testprog.Bind(prog, streamProfile(1600))
+	for _, c := range candidatesOf(t, seed, handLayout(t, seed, map[string]state.Pos{"a": pos(1, 0)}), a, 4, actions.Options{Actions: actions.TimelineAll}) {
+		assert.NotEqual(t, actions.Prefetch, c.Kind, "nothing under the seed model")
+	}
+
+	occ, err := state.OccupancyAt(p, lay, 4)
+	require.NoError(t, err)
+	actions.Detach(occ, lay, a, 4)
+	changed := lay.Clone()
+	actions.Apply(occ, changed, pick)
+	assert.Equal(t, []state.Seg{{From: 0, Level: 1, Offset: 0}, {From: 4, Level: 0, Offset: pick.To.Offset, Lead: 2}}, changed.Segs[a])
+	rep := validatedTimeline(t, p, changed)
+	assert.True(t, rep.Valid(), "%v", rep.Violations)
 }

@@ -222,7 +222,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"--set", "beam=1,x"}, `--set beam=x: "x" is not an integer`},
 		{[]string{"--set", "beam=1,1"}, `--set "beam=1,1": value "1" repeated`},
 		{[]string{"--set", "segments=every,sometimes"}, `--set segments=sometimes: --segments "sometimes": unknown strategy (want every, fixed:N, at:t1,t2,... or auto)`},
-		{[]string{"--set", "actions=move+fly"}, `--set actions=move,fly: --actions "move,fly": unknown action "fly" (known: move, swap, reuse, evict)`},
+		{[]string{"--set", "actions=move+fly"}, `--set actions=move,fly: --actions "move,fly": unknown action "fly" (known: move, swap, reuse, evict, prefetch)`},
 		{[]string{"--set", "initial-only=maybe"}, `--set initial-only=maybe: "maybe": want true or false`},
 		{[]string{"--set", "cost-model=free"}, `--set cost-model=free: --cost-model "free" is not known (known: seed003, timeline, vela-dma)`},
 		{[]string{"--set", "beam=1", "--set", "beam=4"}, `--set "beam=4": beam is already swept by an earlier --set`},
