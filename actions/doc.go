@@ -40,6 +40,90 @@
 // search starts from it when it does. Among several reusable blocks a new
 // block could take over, the first in block order that fits wins.
 //
+// # Read-only levels
+//
+// No action, initializer step or fallback plan copies a block into a
+// read-only level (state.Problem.CopyInto: the level takes no write),
+// under every model: MayEnter says whether putting a block into a level
+// at a timestep is a copy there: a transfer (after the block's first
+// timestep) or, under the timeline model, a constant's load (its first
+// placement outside its home). Under the seed models a constant's first
+// placement is free (FORMATS.md section 4), so a read-only level may take
+// it then, as before; the plan checker's rule 7 (constants only) binds
+// everywhere.
+//
+// # Under the timeline model
+//
+// Bound with state.Semantics{Timeline: true} (FORMATS.md section 6), the
+// initializer, Replay and the actions follow these rules; under the other
+// models none of this happens (the plans are byte for byte what they
+// were).
+//
+//   - A constant's home is its pinned level, else the last
+//     (state.Problem.Home). At its first timestep a constant is put in its
+//     home, with no load, unless it is read there too: then, as at a
+//     stream point, a load into a faster level is kept if it pays.
+//   - Its stream point is its first read. There Step decides, after
+//     placing the blocks created at that timestep, constants in block
+//     order, whether to copy it from home into a faster level: for each
+//     level faster than its home that takes a copy, fastest first, the
+//     best fit at the stream point, started at
+//     s* = max(FreeSince(range), the source's from, sp - Horizon, 0): a
+//     reservation back in time, into a range the free-since log says no
+//     segment occupied since s* (see state's package doc). The first level
+//     where the copy pays is kept: the saving, the sum over its reads of
+//     out(home) - out(L), exceeds the exposed time. The exposed time is
+//     what the copy adds to the end of the stream point's op in a small
+//     simulation of FORMATS.md 6.3 over the 2*Horizon ops before it, each
+//     op taking dmin(u) = max(c(u), its least access cost) (the timeline
+//     bound's term, bounds.Timeline: placement-independent, computed once
+//     per initializer), with the copies the layout already has there on
+//     the DMA channels. With no other copy that is max(0, x - the sum of
+//     dmin over [s*, sp-1]), x = out(home) + in(L): the other copies count
+//     because a copy issued earlier takes a channel before them (issue
+//     order is by start). Else the constant stays home.
+//   - Run(lay, from) re-decides: the copies at from or later of blocks
+//     alive then are dropped, the blocks created at from or later placed
+//     afresh (their old loads' reservations gone), and Step decides every
+//     stream point from from on again. So the search, re-planning with
+//     Step, re-decides the streams of the timesteps it re-plans; where the
+//     view still holds an earlier plan's stream at that timestep, Step
+//     releases its reservation and decides again.
+//   - Replay follows a layout: at t it releases what died at t-1 (a
+//     resident constant never), places the reservations that begin at t
+//     (a copy or a load whose start is t, looked for among the blocks
+//     touched at t+1 .. t+Horizon; the residents at 0), the blocks created
+//     at t, and carries out the copies at t (sources released, then
+//     destinations not reserved before placed). It rebuilds exactly what
+//     state.OccupancyAt gives.
+//   - Resident starts (ResidentOrder, ResidentHalfOrder; hieropt.Plan's
+//     search starts from them too under this model): before the kind
+//     order's run, constants are made resident in the fastest level (no
+//     load, the range kept over the whole run), greedily by saving per
+//     byte, while their footprints fit the room (or half of it) that the
+//     other blocks' max-live leaves there. No action touches a resident
+//     constant (Eligible).
+//   - Actions: move and swap make a synchronous copy (start == at);
+//     Detach vacates the block's range at t (it was there until t-1: the
+//     free-since log learns it) and releases the reservations of its later
+//     copies (the action drops them). Prefetch (TimelineAll; it offers
+//     nothing under the other models) is a swap into a faster level whose
+//     copy starts early: at s* = max(FreeSince, the source's from, the
+//     last write before t + 1, t - Horizon, 0) and at the latest start
+//     whose ops before t (Options.Dur) hide the copy, no earlier than s*.
+//     A constant's first placement outside its home is a load and may be
+//     prefetched the same way.
+//   - Evict sends the constants in the way back home for their whole life:
+//     a first placement in the home level is no copy at all (the stored
+//     bytes are there), so a read-only home takes them too; they "go back"
+//     by being dropped, never copied into it (a transfer into a read-only
+//     level is what MayEnter forbids). Only constants placed once with no
+//     early load and not resident are evicted. Copying an activation out
+//     asynchronously is not done yet.
+//   - The search keeps its candidates' states right with
+//     SyncReservations: re-planning after t may change a copy whose
+//     reservation began by t.
+//
 // # The fallback plan
 //
 // Best fit can fragment a level so that a block finds enough free bytes
