@@ -17,6 +17,7 @@ import (
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/arena"
 	"github.com/hieropt/hieropt/baseline"
+	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/state"
@@ -35,6 +36,12 @@ type compareRow struct {
 	Cost      float64 `json:"cost"`
 	Reduction float64 `json:"reduction_vs_no_planning_pct"`
 	Gap       float64 `json:"gap_to_bound_pct"`
+	// Captured is the share of what planning can gain that the plan
+	// captures: (no planning - cost) / (no planning - bound).
+	Captured float64 `json:"captured"`
+	// Stall is, under the timeline model, the time ops wait for copies
+	// (FORMATS.md 6.3); NaN (null in JSON) under the other models.
+	Stall float64 `json:"stall"`
 	// FastTraffic is the bytes read from or written to the fastest level
 	// (not the bytes it holds).
 	FastTraffic int64   `json:"fast_level_traffic_bytes"`
@@ -57,7 +64,8 @@ func newCompareCmd(a *app) *cobra.Command {
   LRU cache        every block in the slowest level behind a block-granular,
                    write-back LRU cache the size of the fastest level: the
                    "natural hit" prior art seed 003 argues against (simulated,
-                   not a plan)
+                   not a plan; priced by the seed model's formulas, so
+                   listed only under seed003)
   pack arena       hieropt's exact packer (least peak, fixed node budget),
   seed000 arena    seed 000's lifetime best-fit arena, seed001 block ids,
   seed001, seed004 seed 004's greedy by size: each in the fastest level that
@@ -74,9 +82,11 @@ func newCompareCmd(a *app) *cobra.Command {
   search           hieropt's search (the search flags apply)
 
 and prints, for each: the cost, the reduction against no planning, the gap to
-the cost lower bound of 'hieropt bounds', the traffic of the fastest level
-(bytes read from or written to it, moves included; the column is named after
-the level), and the planning time. Every plan (all but the cache) is
+the cost lower bound of 'hieropt bounds', the share of what planning can gain
+that the plan captures ((no planning - cost) / (no planning - bound)), under
+the timeline model the time ops stall waiting for copies, the traffic of the
+fastest level (bytes read from or written to it, moves included; the column
+is named after the level), and the planning time. Every plan (all but the cache) is
 checked against FORMATS.md.`,
 		Example: `  hieropt compare --workload resnet50-int8 --hw ethos-u55
   hieropt compare --workload resnet50-int8 --hw ethos-u55 --format csv`,
@@ -149,11 +159,15 @@ func (a *app) compare(o *compareOptions, s *hieropt.Settings) error {
 		}
 		t := res.Times
 		rep := costmodel.Breakdown(res.Model, res.Problem, res.Layout)
-		rows = append(rows, compareRow{Planner: name, Cost: res.Plan.Cost.Final, FastTraffic: rep.Levels[0].Traffic(),
+		stall := math.NaN()
+		if rep.Timeline != nil {
+			stall = rep.Timeline.Stall
+		}
+		rows = append(rows, compareRow{Planner: name, Cost: res.Plan.Cost.Final, FastTraffic: rep.Levels[0].Traffic(), Stall: stall,
 			Seconds: (t.Initial + t.Search + t.Repack).Seconds(), Validated: true, Note: note(res)})
 		return res, nil
 	}
-	none, err := row("no planning", "none", func(*hieropt.Result) string { return "every block in " + p.HW.Levels[p.Levels()-1].Name })
+	none, err := row("no planning", "none", func(*hieropt.Result) string { return baseline.DescribeNoPlanning(p) })
 	if err != nil {
 		return err
 	}
@@ -161,10 +175,12 @@ func (a *app) compare(o *compareOptions, s *hieropt.Settings) error {
 	if none != nil {
 		noneCost = none.Plan.Cost.Final
 	}
-	start := time.Now()
-	c := baseline.Cache(p)
-	rows = append(rows, compareRow{Planner: "LRU cache", Cost: c.Cost, FastTraffic: c.FastBytes, Seconds: time.Since(start).Seconds(),
-		Note: fmt.Sprintf("simulated: %d hits, %d misses, %d write-backs, %d bypassed", c.Hits, c.Misses, c.Writebacks, c.Bypassed)})
+	if m.Name() == costmodel.Default { // the cache is priced by seed003's formulas
+		start := time.Now()
+		c := baseline.Cache(p)
+		rows = append(rows, compareRow{Planner: "LRU cache", Cost: c.Cost, FastTraffic: c.FastBytes, Seconds: time.Since(start).Seconds(), Stall: math.NaN(),
+			Note: fmt.Sprintf("simulated: %d hits, %d misses, %d write-backs, %d bypassed", c.Hits, c.Misses, c.Writebacks, c.Bypassed)})
+	}
 	for _, name := range arena.Names() {
 		if _, err := row(name+" arena", name, func(r *hieropt.Result) string {
 			l, peak := arenaOf(r.Problem, r.Layout)
@@ -193,25 +209,32 @@ func (a *app) compare(o *compareOptions, s *hieropt.Settings) error {
 	}
 	for i := range rows {
 		if rows[i].Infeasible {
-			rows[i].Reduction, rows[i].Gap = math.NaN(), math.NaN()
+			rows[i].Reduction, rows[i].Gap, rows[i].Captured, rows[i].Stall = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 			continue
 		}
 		rows[i].Reduction = 100 * (noneCost - rows[i].Cost) / noneCost
 		rows[i].Gap = 100 * (rows[i].Cost - b.Cost) / b.Cost
+		rows[i].Captured = bounds.Captured(noneCost, rows[i].Cost, b.Cost)
 	}
 	switch o.Format {
 	case "csv":
 		return writeCompareCSV(a, rows)
 	case "json":
+		type jsonRow struct {
+			compareRow
+			Captured *float64 `json:"captured"` // JSON has no NaN: null
+			Stall    *float64 `json:"stall"`
+		}
 		out := struct {
-			Workload string       `json:"workload"`
-			Hardware string       `json:"hardware"`
-			Model    string       `json:"cost_model"`
-			Bound    float64      `json:"cost_lower_bound"`
-			Rows     []compareRow `json:"planners"`
-		}{p.Prog.Name, p.HW.Name, m.Name(), b.Cost, rows}
-		for i := range out.Rows { // JSON has no NaN
-			if math.IsNaN(out.Rows[i].Reduction) {
+			Workload string    `json:"workload"`
+			Hardware string    `json:"hardware"`
+			Model    string    `json:"cost_model"`
+			Bound    float64   `json:"cost_lower_bound"`
+			Rows     []jsonRow `json:"planners"`
+		}{p.Prog.Name, p.HW.Name, m.Name(), b.Cost, make([]jsonRow, len(rows))}
+		for i, r := range rows {
+			out.Rows[i] = jsonRow{compareRow: r, Captured: finite(r.Captured), Stall: finite(r.Stall)}
+			if math.IsNaN(r.Reduction) {
 				out.Rows[i].Reduction, out.Rows[i].Gap = 0, 0
 			}
 		}
@@ -223,18 +246,27 @@ func (a *app) compare(o *compareOptions, s *hieropt.Settings) error {
 	unit := hw.Units(p.HW.TimeUnit)
 	fmt.Fprintf(a.stdout, "%s on %s (%s model, costs in %s; cost lower bound %s)\n\n", p.Prog.Name, p.HW.Name, m.Name(), unit, fmtCost(b.Cost))
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 1, ' ', 0)
-	fmt.Fprintln(tw, "| planner\t| cost\t| vs no planning\t| gap to bound\t| "+p.HW.Levels[0].Name+" traffic\t| time\t| plan\t|")
-	fmt.Fprintln(tw, "|---\t|---:\t|---:\t|---:\t|---:\t|---:\t|---\t|")
+	timeline := m.Timeline()
+	head, rule, dash := "| planner\t| cost\t| vs no planning\t| gap to bound\t| captured\t|", "|---\t|---:\t|---:\t|---:\t|---:\t|", "| -\t| -\t| -\t| -\t|"
+	if timeline {
+		head, rule, dash = head+" stall\t|", rule+"---:\t|", dash+" -\t|"
+	}
+	fmt.Fprintln(tw, head+" "+p.HW.Levels[0].Name+" traffic\t| time\t| plan\t|")
+	fmt.Fprintln(tw, rule+"---:\t|---:\t|---\t|")
 	for _, r := range rows {
 		if r.Infeasible {
-			fmt.Fprintf(tw, "| %s\t| -\t| -\t| -\t| -\t| -\t| %s: %s\t|\n", r.Planner, r.why, strings.ReplaceAll(r.Note, "|", "/"))
+			fmt.Fprintf(tw, "| %s\t%s -\t| -\t| %s: %s\t|\n", r.Planner, dash, r.why, strings.ReplaceAll(r.Note, "|", "/"))
 			continue
 		}
 		status := "valid"
 		if !r.Validated {
 			status = "not a plan"
 		}
-		fmt.Fprintf(tw, "| %s\t| %s\t| %.2f%%\t| %.1f%%\t| %s\t| %s\t| %s: %s\t|\n", r.Planner, fmtCost(r.Cost), r.Reduction, r.Gap,
+		cols := fmt.Sprintf("| %s\t| %s\t| %.2f%%\t| %.1f%%\t| %s\t|", r.Planner, fmtCost(r.Cost), r.Reduction, r.Gap, fmtCaptured(r.Captured))
+		if timeline {
+			cols += fmt.Sprintf(" %s (%s)\t|", fmtCost(r.Stall), pctOf(r.Stall, r.Cost))
+		}
+		fmt.Fprintf(tw, "%s %s\t| %s\t| %s: %s\t|\n", cols,
 			fmtBytes(r.FastTraffic), fmtDuration(time.Duration(r.Seconds*float64(time.Second))), status, strings.ReplaceAll(r.Note, "|", "/"))
 	}
 	return tw.Flush()
@@ -242,15 +274,20 @@ func (a *app) compare(o *compareOptions, s *hieropt.Settings) error {
 
 func writeCompareCSV(a *app, rows []compareRow) error {
 	cw := csv.NewWriter(a.stdout)
-	if err := cw.Write([]string{"planner", "cost", "reduction_vs_no_planning_pct", "gap_to_bound_pct", "fast_level_traffic_bytes", "seconds", "validated", "note"}); err != nil {
+	if err := cw.Write([]string{"planner", "cost", "reduction_vs_no_planning_pct", "gap_to_bound_pct", "captured", "stall", "fast_level_traffic_bytes", "seconds", "validated", "note"}); err != nil {
 		return err
 	}
+	num := func(v float64, prec int) string {
+		if math.IsNaN(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'f', prec, 64)
+	}
 	for _, r := range rows {
-		rec := []string{r.Planner, "", "", "", "", "", "false", r.Note}
+		rec := []string{r.Planner, "", "", "", "", "", "", "", "false", r.Note}
 		if !r.Infeasible {
-			rec = []string{r.Planner, strconv.FormatFloat(r.Cost, 'f', -1, 64), strconv.FormatFloat(r.Reduction, 'f', 4, 64),
-				strconv.FormatFloat(r.Gap, 'f', 4, 64), strconv.FormatInt(r.FastTraffic, 10), strconv.FormatFloat(r.Seconds, 'f', 6, 64),
-				strconv.FormatBool(r.Validated), r.Note}
+			rec = []string{r.Planner, num(r.Cost, -1), num(r.Reduction, 4), num(r.Gap, 4), num(r.Captured, 4), num(r.Stall, -1),
+				strconv.FormatInt(r.FastTraffic, 10), num(r.Seconds, 6), strconv.FormatBool(r.Validated), r.Note}
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -258,6 +295,14 @@ func writeCompareCSV(a *app, rows []compareRow) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// finite returns &v, or nil for NaN (JSON's null).
+func finite(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return &v
 }
 
 // arenaOf returns the level and the peak (the highest address used) of a

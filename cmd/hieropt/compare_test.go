@@ -56,14 +56,52 @@ func TestCompare(t *testing.T) {
 	// (26.0 KiB for the search's plan, which holds at most 5 KiB there):
 	// 13 accesses of 26624 B in all.
 	assert.Contains(t, r.stdout, "| FAST traffic |")
-	assert.Regexp(t, `\| search +\| 3354.00 +\| [^|]+\| [^|]+\| 26.0 KiB +\|`, r.stdout)
+	assert.Regexp(t, `\| search +\| 3354.00 +\| [^|]+\| [^|]+\| 100.0% +\| 26.0 KiB +\|`, r.stdout)
+	// (27274 - 10618) / (27274 - 3354) = 69.6% of the possible gain.
+	assert.Regexp(t, `\| initializer +\| 10618.00 +\| [^|]+\| [^|]+\| 69.6% +\|`, r.stdout)
+	assert.NotContains(t, r.stdout, "stall", "a column of the timeline model only")
 	o := runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "two-level-5k.yaml"))
 	require.Equal(t, exitOK, o.code, o.stderr)
 	assert.Regexp(t, `\n  FAST +5.0 KiB +5.0 KiB .* 26.0 KiB +3354.00`, o.stderr)
 	r = runCLI(t, "", "compare", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "two-level-5k.yaml"), "--format", "csv")
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.True(t, strings.HasPrefix(r.stdout, "planner,cost,reduction_vs_no_planning_pct,gap_to_bound_pct,fast_level_traffic_bytes,seconds,validated,note\n"), r.stdout)
-	assert.Regexp(t, `\nsearch,3354,[^,]+,[^,]+,26624,`, r.stdout)
+	assert.True(t, strings.HasPrefix(r.stdout, "planner,cost,reduction_vs_no_planning_pct,gap_to_bound_pct,captured,stall,fast_level_traffic_bytes,seconds,validated,note\n"), r.stdout)
+	assert.Regexp(t, `\nsearch,3354,[^,]+,[^,]+,1.0000,,26624,`, r.stdout)
+}
+
+// TestCompareTimeline: under the timeline model compare has a stall
+// column (each plan's stalls, as its breakdown sums them), the LRU cache
+// (priced by seed003's formulas) is left out, and no planning is
+// described as it places blocks around a read-only level.
+func TestCompareTimeline(t *testing.T) {
+	r := runCLI(t, "", "compare", "--workload", repo("testdata", "timeline", "tl-workload.json"), "--hw", repo("testdata", "timeline", "tl.yaml"), "--cost-model", "timeline", "--format", "json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	var out struct {
+		Model string `json:"cost_model"`
+		Rows  []struct {
+			Planner  string   `json:"planner"`
+			Cost     float64  `json:"cost"`
+			Stall    *float64 `json:"stall"`
+			Captured *float64 `json:"captured"`
+		} `json:"planners"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out), r.stdout)
+	assert.Equal(t, "timeline", out.Model)
+	seen := 0
+	for _, row := range out.Rows {
+		assert.NotEqual(t, "LRU cache", row.Planner)
+		if row.Stall == nil {
+			continue
+		}
+		seen++
+		assert.GreaterOrEqual(t, *row.Stall, 0.0, row.Planner)
+		assert.Less(t, *row.Stall, row.Cost, row.Planner)
+		require.NotNil(t, row.Captured, row.Planner)
+	}
+	assert.Positive(t, seen)
+	r = runCLI(t, "", "compare", "--workload", repo("testdata", "timeline", "tl-workload.json"), "--hw", repo("testdata", "timeline", "tl.yaml"), "--cost-model", "timeline")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Regexp(t, `\| captured +\| stall +\| FAST traffic`, r.stdout)
 }
 
 func TestBoundsCommand(t *testing.T) {
