@@ -24,6 +24,7 @@ type job struct {
 type unit struct {
 	parent *node
 	block  int
+	acts   actions.Set      // the actions tried on it
 	occ    *state.Occupancy // a clone of the parent's occupancy, the unit's own
 	// Results, in enumeration order: the candidates, their occupancies
 	// (until evaluated), their states (nil if re-planning failed) and the
@@ -50,15 +51,23 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 		}
 		for _, bi := range sr.blocks[t] {
 			b := int(bi)
-			if !actions.Eligible(p, n.ov, b, t) || sr.cfg.Horizon > 0 && p.Block(b).Last-t > sr.cfg.Horizon {
+			acts := sr.cfg.Actions
+			if !actions.Eligible(p, n.ov, b, t) {
+				if !sr.prefetchAtLast(n, b, t) {
+					continue
+				}
+				acts = actions.Set{}
+				acts[actions.Prefetch] = true
+			}
+			if sr.cfg.Horizon > 0 && p.Block(b).Last-t > sr.cfg.Horizon {
 				continue
 			}
-			for k, on := range sr.cfg.Actions {
+			for k, on := range acts {
 				if on {
 					sr.stats.Tried[k]++
 				}
 			}
-			units = append(units, &unit{parent: n, block: b})
+			units = append(units, &unit{parent: n, block: b, acts: acts})
 		}
 	}
 	// Each unit works on its own copy of its state's occupancy. Cloning
@@ -100,6 +109,30 @@ func (sr *searcher) expand(ctx context.Context, beam []*node, t int, seq *int) (
 		}
 	}
 	return children, nil
+}
+
+// prefetchAtLast reports whether block b, which no action may change at
+// t (actions.Eligible), may still be prefetched there: under the timeline
+// model, with the prefetch action on, a block read for the last time at t
+// (created before) from a level below the fastest, not resident, sharing
+// its space with no block created at t. Moving it at t frees nothing, but
+// its copy into a faster level, issued earlier, can hide behind the ops
+// before t and make the read faster: a constant streamed from its home
+// is the common case.
+func (sr *searcher) prefetchAtLast(n *node, b, t int) bool {
+	p := sr.p
+	blk := p.Block(b)
+	if !p.Timeline() || !sr.cfg.Actions[actions.Prefetch] || blk.Last != t || blk.First >= t {
+		return false
+	}
+	segs := n.ov.BlockSegs(b)
+	if len(segs) == 0 || segs[0].IsResident() || state.SegAt(segs, t).Level == 0 {
+		return false
+	}
+	if c, ok := actions.Partner(p, n.ov, b, t); ok && p.Block(c).First == t {
+		return false
+	}
+	return true
 }
 
 // pipeline enumerates every unit's candidates and evaluates each
@@ -212,12 +245,15 @@ func (sr *searcher) jobList(units []*unit, order []int) *[]queued {
 func (sr *searcher) enumerate(u *unit, t int) {
 	p := sr.p
 	n := u.parent
-	opts := actions.Options{Actions: sr.cfg.Actions, Max: sr.cfg.MaxCandidates, Horizon: sr.cfg.Horizon}
+	opts := actions.Options{Actions: u.acts, Max: sr.cfg.MaxCandidates, Horizon: sr.cfg.Horizon}
+	if n.pr != nil {
+		opts.Dur = n.pr.Dur // prefetch's hiding start, by the node's op durations
+	}
 	detached := u.occ
 	actions.Detach(detached, n.ov, u.block, t)
 	add := func(c actions.Candidate) { u.cands = append(u.cands, c) }
 	actions.Enumerate(detached, n.ov, u.block, t, opts, add)
-	if sr.cfg.Actions[actions.Evict] {
+	if u.acts[actions.Evict] {
 		price := func(c, l int) float64 {
 			segs := n.ov.BlockSegs(c)
 			moved := []state.Seg{{From: segs[0].From, Level: int32(l)}}

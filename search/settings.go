@@ -5,6 +5,7 @@ import (
 
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/segments"
+	"github.com/hieropt/hieropt/state"
 )
 
 // Settings configure a walk. A nil *Settings means all defaults; every
@@ -21,8 +22,10 @@ type Settings struct {
 	// length).
 	Beam int
 	// Actions is the action set. Default (zero Set): actions.All, the
-	// seed's move, swap and reuse and hieropt's evict. actions.Seed is the
-	// seed's own set.
+	// seed's move, swap and reuse and hieropt's evict; under the timeline
+	// model (a problem bound with state.Semantics{Timeline: true})
+	// actions.TimelineAll, which adds prefetch (see WithDefaultsFor).
+	// actions.Seed is the seed's own set.
 	Actions actions.Set
 	// Rounds is the most actions one state may take at one timestep: each
 	// round expands the states the previous round added to the beam.
@@ -65,6 +68,17 @@ const (
 type Progress struct {
 	Timestep, Steps int     // timesteps walked, of Steps
 	Cost            float64 // the committed plan's cost
+}
+
+// WithDefaultsFor returns the settings in effect for a walk of p: those
+// of WithDefaults, with the action set actions.TimelineAll where s leaves
+// it to its default and p has the timeline model's semantics.
+func (s *Settings) WithDefaultsFor(p *state.Problem) Settings {
+	c := s.WithDefaults()
+	if p.Timeline() && (s == nil || s.Actions == (actions.Set{})) {
+		c.Actions = actions.TimelineAll
+	}
+	return c
 }
 
 // WithDefaults returns s (nil: the defaults) with every zero field set to

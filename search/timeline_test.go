@@ -157,3 +157,49 @@ func TestTimelineReplanReachesBack(t *testing.T) {
 		t.Logf("%s: %d re-plans, %d timesteps re-planned, %.0f -> %.0f", prog.Name, r.Stats.Replans, r.Stats.ReplanSteps, r.StartCost, r.Cost)
 	}
 }
+
+// TestTimelinePrefetchAtLastRead: a constant read once, at its last
+// timestep, is what the timeline model streams, and the search must be
+// able to prefetch it there although no other action may move a block at
+// its last timestep. w (64 bytes) sits in its home SLOW and is read by
+// op 3; ops 0-2 compute for 1000 each. Read from SLOW it costs op 3
+// out(SLOW) = 74: 3074 in all. Copied into FAST for op 3 with the copy
+// issued at op 0 or later (x = 74 + 65 = 139, hidden behind the ops'
+// compute), op 3 reads it for 65: 3065. A synchronous copy at op 3 would
+// cost 3204. The walk starts from the plan without the copy (the
+// initializer's own plan streams w already).
+func TestTimelinePrefetchAtLastRead(t *testing.T) {
+	prog := testprog.New("last", 4).
+		Block("w", 64, "constant", 0, 3, testprog.Reads(3)).
+		Program()
+	for o := 0; o < 3; o++ {
+		prog.Ops[o].MACs = 1000
+	}
+	// SLOW holds w only where it is: no move at op 0 (whose re-planning
+	// would reach op 3 and stream w there by the initializer's decision).
+	prof := testprog.Profile("two",
+		testprog.Level{Name: "FAST", Capacity: 64, Align: 1, Latency: 1, Bandwidth: 1},
+		testprog.Level{Name: "SLOW", Capacity: 64, Align: 1, Latency: 10, Bandwidth: 1})
+	prof.Compute = &hw.Compute{MACsPerUnit: 1}
+	prof.CostModel = "timeline"
+	p := testprog.BindTimeline(prog, prof)
+	m := timelineModel(t)
+	lay := state.NewLayout(p.Blocks())
+	lay.Segs[0] = []state.Seg{{From: 0, Level: 1}}
+	require.InDelta(t, 3074, costmodel.Total(m, p, lay), 1e-9)
+	st := search.Start{Layout: lay, Initializer: actions.NewInitializer(p), Model: m}
+	r, err := search.Walk(context.Background(), p, st, &search.Settings{Workers: 1, Check: true})
+	require.NoError(t, err)
+	require.InDelta(t, 3065, r.Cost, 1e-9)
+	segs := r.Layout.Segs[0]
+	require.Len(t, segs, 2)
+	require.Equal(t, int32(1), segs[0].Level, "in SLOW until the copy")
+	require.Equal(t, int32(3), segs[1].From)
+	require.Equal(t, int32(0), segs[1].Level)
+	require.Positive(t, segs[1].Lead, "the copy is issued before op 3")
+	require.Equal(t, 1, r.Stats.Committed[actions.Prefetch])
+	// With the seed's action set (no prefetch) nothing changes.
+	r, err = search.Walk(context.Background(), p, st, &search.Settings{Workers: 1, Check: true, Actions: actions.All})
+	require.NoError(t, err)
+	require.InDelta(t, 3074, r.Cost, 1e-9)
+}

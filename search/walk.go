@@ -48,7 +48,7 @@ func Walk(ctx context.Context, p *state.Problem, from Start, s *Settings) (*Resu
 	if err := from.Layout.CheckComplete(p); err != nil {
 		return nil, fmt.Errorf("search: the start: %w", err)
 	}
-	sr := &searcher{p: p, cfg: s.WithDefaults(), in: from.Initializer, model: from.Model, base: from.Layout.Clone()}
+	sr := &searcher{p: p, cfg: s.WithDefaultsFor(p), in: from.Initializer, model: from.Model, base: from.Layout.Clone()}
 	if sr.in == nil {
 		sr.in = actions.NewInitializer(p)
 	}
