@@ -121,3 +121,24 @@ func validatedTimeline(t *testing.T, p *state.Problem, lay *state.Layout) *verif
 	require.NoError(t, err)
 	return rep
 }
+
+// TestNoLevelWithoutCopyIntoReadOnly: under the timeline model a constant
+// too large for its home (DRAM, 100 B) that fits only the read-only ROM
+// cannot be placed (a load into ROM is a copy it cannot take): the
+// initializer and the fallback say so, an error and no panic. Under the
+// seed model its first placement in ROM is free.
+func TestNoLevelWithoutCopyIntoReadOnly(t *testing.T) {
+	prof := testprog.Profile("ro",
+		testprog.Level{Name: "ROM", Capacity: 10000, Align: 1, Latency: 2, Bandwidth: 4, ReadOnly: true},
+		testprog.Level{Name: "DRAM", Capacity: 100, Align: 1, Latency: 10, Bandwidth: 1})
+	prog := testprog.New("p", 2).Block("w", 200, "constant", 0, 1, testprog.Reads(1)).Program()
+	p := testprog.BindTimeline(prog, prof)
+	_, _, err := actions.InitialPlan(context.Background(), p, costmodel.Timeline{})
+	var ie *actions.InfeasibleError
+	require.ErrorAs(t, err, &ie)
+	assert.Contains(t, ie.Error(), `no fallback plan either: constant "w" fits no level it may be put in without a copy into a read-only level (its home "DRAM" cannot hold it)`)
+
+	lay, _, err := actions.InitialPlan(context.Background(), testprog.Bind(prog, prof), costmodel.Seed003{})
+	require.NoError(t, err)
+	assert.Equal(t, int32(0), lay.Segs[0][0].Level)
+}

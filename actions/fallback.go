@@ -133,6 +133,14 @@ func FallbackPlan(ctx context.Context, p *state.Problem, price Pricer, cause *In
 		left = append(rest, sent...)
 		slices.Sort(left)
 	}
+	if len(left) > 0 {
+		// Under the timeline model a constant too large for its home may
+		// fit only read-only levels, which take no load (MayEnter).
+		e := *cause
+		e.Fallback = fmt.Sprintf("no fallback plan either: constant %q fits no level it may be put in without a copy into a read-only level (its home %q cannot hold it)",
+			p.Block(left[0]).Name, p.HW.Levels[p.Home(left[0])].Name)
+		return nil, nil, &e
+	}
 	if err := lay.CheckComplete(p); err != nil {
 		// Bind lets every block live in some level, and a block is sent
 		// down only to a level that allows it.
