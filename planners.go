@@ -71,7 +71,7 @@ func (searchPlanner) plan(r *run, lim, whole context.Context) (string, error) {
 		return "", err
 	}
 	r.res.Times.Repack = r.lap()
-	return describeSearch(&r.s), nil
+	return describeSearch(&r.s, r.p), nil
 }
 
 // candidate is one start of the search: an initializer order's plan.
@@ -197,10 +197,12 @@ func (r *run) repack(lim context.Context) error {
 	return nil
 }
 
-// describeSearch names the search and its settings for the plan document.
-// It leaves out what does not change the plan (workers, checking).
-func describeSearch(s *Settings) string {
-	w := s.Search.WithDefaults()
+// describeSearch names the search and its settings for the plan document,
+// with the defaults in effect for p (under the timeline model the action
+// set adds prefetch). It leaves out what does not change the plan
+// (workers, checking).
+func describeSearch(s *Settings, p *state.Problem) string {
+	w := s.Search.WithDefaultsFor(p)
 	beam := fmt.Sprint(w.Beam)
 	if w.Beam < 0 {
 		beam = "unbounded"

@@ -61,7 +61,7 @@ func searchFlags(f *pflag.FlagSet) {
 	f.Bool("no-search", false, "plan with the initializer alone")
 	f.String("segments", "auto", "local-optimal segments: every, fixed:N, at:t1,t2,... or auto")
 	f.Int("beam", search.DefaultBeam, "candidate states kept inside a segment, cheapest first; -1 = unbounded (the seed's exact behaviour)")
-	f.String("actions", "move,swap,reuse,evict", "the action set, comma-separated: the seed's move, swap, reuse, and hieropt's evict")
+	f.String("actions", "", "the action set, comma-separated: the seed's move, swap, reuse, and hieropt's evict and prefetch (default: move,swap,reuse,evict; under the timeline model also prefetch, which issues copies early)")
 	f.Int("max-candidates", search.DefaultMaxCandidates, "candidates per action and level for one block, best fit first; -1 = no cap")
 	f.Duration("time-limit", 0, "time limit (e.g. 30s) of optimize's whole run, loading to summary (bench: of each pair's planning); the search stops early and keeps its best plan; 0 = none")
 	f.IntP("jobs", "j", 0, "goroutines evaluating candidates; 0 = all cores (the plan does not depend on it)")
@@ -138,8 +138,10 @@ func (o *searchOptions) settings() (*hieropt.Settings, error) {
 	if s.Search.Segments, err = segments.Parse(o.Segments); err != nil {
 		return nil, usageErrorf("--%v", err)
 	}
-	if s.Search.Actions, err = actions.ParseSet(o.Actions); err != nil {
-		return nil, usageErrorf("--actions %q: %v", o.Actions, err)
+	if o.Actions != "" {
+		if s.Search.Actions, err = actions.ParseSet(o.Actions); err != nil {
+			return nil, usageErrorf("--actions %q: %v", o.Actions, err)
+		}
 	}
 	for _, field := range []string{"Search.Beam", "Search.MaxCandidates", "TimeLimit", "Search.Rounds", "Search.Horizon", "Search.Workers", "Repack"} {
 		if e := bad[field]; e != nil {

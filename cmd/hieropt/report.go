@@ -165,8 +165,12 @@ func reportSearchSettings(s *hieropt.Settings, r *hieropt.Result, elapsed time.D
 		add("timesteps skipped", strconv.Itoa(st.Skipped))
 		add("segments committed", strconv.Itoa(st.Commits))
 		var acts []string
+		var set actions.Set
+		if s != nil {
+			set = s.Search.WithDefaultsFor(r.Problem).Actions
+		}
 		for k := actions.Kind(0); k < actions.NumKinds; k++ {
-			if s == nil || s.Search.Actions[k] {
+			if s == nil || set[k] {
 				acts = append(acts, fmt.Sprintf("%s %d/%d/%d", k, st.Tried[k], st.Succeeded[k], st.Committed[k]))
 			}
 		}
@@ -199,7 +203,11 @@ func settingsRows(s *hieropt.Settings, r *hieropt.Result, add func(k, v string))
 		beam = "unbounded"
 	}
 	add("beam", beam)
-	add("actions", w.Actions.String())
+	if r != nil {
+		add("actions", w.WithDefaultsFor(r.Problem).Actions.String())
+	} else {
+		add("actions", w.WithDefaults().Actions.String())
+	}
 	add("max-candidates", strconv.Itoa(w.MaxCandidates))
 	add("rounds", strconv.Itoa(w.Rounds))
 	add("horizon", strconv.Itoa(w.Horizon))

@@ -99,8 +99,9 @@ func (s *summary) write(w io.Writer) {
 		}
 		fmt.Fprintf(w, "search     %s after %d of %d timesteps; %s committed\n", r.Status, st.Timesteps, p.Prog.Timesteps(), plural(st.Commits, "segment"))
 		fmt.Fprintf(w, "actions    tried/candidates/committed:")
+		acts := s.settings.Search.WithDefaultsFor(r.Problem).Actions
 		for k := actions.Kind(0); k < actions.NumKinds; k++ {
-			if s.settings.Search.Actions[k] {
+			if acts[k] {
 				fmt.Fprintf(w, " %s %d/%d/%d", k, st.Tried[k], st.Succeeded[k], st.Committed[k])
 			}
 		}
@@ -297,8 +298,9 @@ func (s *summary) writeJSON(w io.Writer) error {
 			Start: r.Initial.Start, StartCost: r.Initial.StartCost, Actions: map[string]action{},
 			Replans: st.Replans, ReplanSteps: st.ReplanSteps,
 			InitSeconds: r.Times.Initial.Seconds(), Seconds: r.Times.Search.Seconds()}
+		acts := s.settings.Search.WithDefaultsFor(r.Problem).Actions
 		for k := actions.Kind(0); k < actions.NumKinds; k++ {
-			if s.settings.Search.Actions[k] {
+			if acts[k] {
 				sj.Actions[k.String()] = action{st.Tried[k], st.Succeeded[k], st.Committed[k]}
 			}
 		}
