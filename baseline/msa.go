@@ -252,8 +252,7 @@ func msaBenefit(p *state.Problem, b, h, l int, m0, c []float64) float64 {
 // a chunk free from s is free from every later start, so the search
 // halves the span.
 func earliest(st *spaceTime, lo, at, last int, foot, align int64) (start int, off int64, ok bool) {
-	off, ok = st.fit(at, last, foot, align)
-	if !ok {
+	if _, ok := st.fit(at, last, foot, align); !ok {
 		return 0, 0, false
 	}
 	hi := at // a chunk fits from hi
