@@ -98,3 +98,48 @@ func BenchmarkCores(b *testing.B) {
 	}
 	runPlan(b, pair(b, prog, "h100-sm"), nil)
 }
+
+// profileFile reads a profile from testdata/hw.
+func profileFile(b *testing.B, name string) *hw.Profile {
+	b.Helper()
+	prof, err := hw.ReadFile(filepath.Join("testdata", "hw", name+".yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return prof
+}
+
+// BenchmarkTimelineTargets are the speed targets of Plan under the
+// timeline model (issue 15), on the built-in profiles with their timeline
+// figures (testdata/hw/*-timeline.yaml): resnet50-int8 on Ethos-U55 under
+// 1 s, a generated 1,000-op program under 20 s.
+func BenchmarkTimelineTargets(b *testing.B) {
+	b.Run("resnet50-int8/ethos-u55-timeline", func(b *testing.B) {
+		runPlan(b, benchPair{shipped(b, "resnet50-int8"), profileFile(b, "ethos-u55-timeline")}, nil)
+	})
+	b.Run("gen-mixed-1000/h100-sm-timeline", func(b *testing.B) {
+		prog, err := gen.Generate(gen.Options{Ops: 1000, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runPlan(b, benchPair{prog, profileFile(b, "h100-sm-timeline")}, nil)
+	})
+}
+
+// BenchmarkTimelineScaling is BenchmarkScaling under the timeline model
+// (h100-sm with its timeline figures): time should grow no faster than
+// about T^1.2.
+func BenchmarkTimelineScaling(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprintf("ops=%d", n), func(b *testing.B) {
+			if n > 1000 && testing.Short() {
+				b.Skip("minutes; CI runs every benchmark once with -short")
+			}
+			prog, err := gen.Generate(gen.Options{Ops: n, Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			runPlan(b, benchPair{prog, profileFile(b, "h100-sm-timeline")}, nil)
+		})
+	}
+}
