@@ -171,8 +171,9 @@ func (in *Initializer) Run(lay *state.Layout, from int) (*state.Occupancy, error
 			return nil, fmt.Errorf("initializer: layout before timestep %d is broken: %w", from, err)
 		}
 	}
+	w := in.NewWalk()
 	for t := from; t < p.Prog.Timesteps(); t++ {
-		if err := in.Step(occ, lay, t); err != nil {
+		if err := w.Step(occ, lay, t); err != nil {
 			return nil, err
 		}
 	}
@@ -189,9 +190,15 @@ func (in *Initializer) Run(lay *state.Layout, from int) (*state.Occupancy, error
 // the copies of the constants whose stream point is t; a resident
 // constant (placed before the run) is not placed again.
 func (in *Initializer) Step(occ *state.Occupancy, v state.View, t int) error {
+	return in.step(occ, v, t, &lookback{t: -1})
+}
+
+// step is Step within a walk whose lookback is w (see Walk).
+func (in *Initializer) step(occ *state.Occupancy, v state.View, t int, w *lookback) error {
 	in.Free(occ, v, t)
 	if in.tl != nil {
-		return in.stepTimeline(occ, v, t)
+		w.enter(in, v, t)
+		return in.stepTimeline(occ, v, t, w)
 	}
 	for _, b := range in.order[t] {
 		pos, ok := in.Place(occ, v, int(b), t)
@@ -203,8 +210,9 @@ func (in *Initializer) Step(occ *state.Occupancy, v state.View, t int) error {
 	return nil
 }
 
-// stepTimeline is Step's placements under the timeline model.
-func (in *Initializer) stepTimeline(occ *state.Occupancy, v state.View, t int) error {
+// stepTimeline is Step's placements under the timeline model, w the
+// walk's lookback, entered at t.
+func (in *Initializer) stepTimeline(occ *state.Occupancy, v state.View, t int, w *lookback) error {
 	p := in.p
 	for _, bi := range in.order[t] {
 		b := int(bi)
@@ -220,7 +228,7 @@ func (in *Initializer) stepTimeline(occ *state.Occupancy, v state.View, t int) e
 		var s state.Seg
 		ok := false
 		if p.Block(b).Kind == workload.Constant {
-			s, ok = in.placeConstant(occ, v, b, t)
+			s, ok = in.placeConstant(occ, v, b, t, w)
 		} else {
 			var pos state.Pos
 			pos, ok = in.Place(occ, v, b, t)
@@ -231,7 +239,7 @@ func (in *Initializer) stepTimeline(occ *state.Occupancy, v state.View, t int) e
 		}
 		v.SetFirst(b, s)
 	}
-	in.Stream(occ, v, t)
+	in.stream(occ, v, t, w)
 	return nil
 }
 

@@ -156,11 +156,11 @@ func (in *Initializer) Streams(t int) []int32 {
 // at its first timestep a constant is in its home level (no load), unless
 // it is read there and loading it into a faster level pays (decide);
 // where its home has no room, the levels fastest first, as Place does.
-func (in *Initializer) placeConstant(occ *state.Occupancy, v state.View, b, t int) (state.Seg, bool) {
+func (in *Initializer) placeConstant(occ *state.Occupancy, v state.View, b, t int, w *lookback) (state.Seg, bool) {
 	p := in.p
 	home := p.Home(b)
 	if int(in.tl.sp[b]) == t {
-		if s, ok := in.decide(occ, v, b, t, -1); ok {
+		if s, ok := in.decide(occ, v, b, t, -1, w); ok {
 			return s, true
 		}
 	}
@@ -193,8 +193,9 @@ func (in *Initializer) placeConstant(occ *state.Occupancy, v state.View, b, t in
 // early delays the copies issued after it (see lateness). With no other
 // copy, that is exactly the formula above. Then b is placed there in occ (busy from at; its reservation
 // [s*, at-1] overlaps nothing, by the log's invariant) and the segment
-// returned; occ is unchanged otherwise.
-func (in *Initializer) decide(occ *state.Occupancy, v state.View, b, at, from int) (state.Seg, bool) {
+// returned; occ is unchanged otherwise. w is the walk's lookback, entered
+// at at (it holds the copies before at, and the simulation's buffers).
+func (in *Initializer) decide(occ *state.Occupancy, v state.View, b, at, from int, w *lookback) (state.Seg, bool) {
 	p := in.p
 	home := p.Home(b)
 	blk := p.Block(b)
@@ -216,10 +217,12 @@ func (in *Initializer) decide(occ *state.Occupancy, v state.View, b, at, from in
 		x := hl.Out.Time(blk.Size) + lv.In.Time(blk.Size)
 		lo := max(0, at-2*p.Horizon())
 		if cs == nil {
-			cs = in.recent(v, lo, at)
-			base = in.lateness(cs, nil, lo, at)
+			cs = in.appendCopies(append(w.cs[:0], w.before(in, v)...), v, at)
+			w.cs = cs
+			slices.SortFunc(cs, pendingOrder(lo))
+			base = w.lateness(in, cs, lo, at)
 		}
-		exposed := in.lateness(cs, &pending{s, at, p.Rank(b), x}, lo, at) - base
+		exposed := w.latenessWith(in, cs, pending{s, at, p.Rank(b), x}, lo, at) - base
 		if saving > exposed {
 			occ.Place(b, l, off)
 			return state.Seg{From: int32(at), Level: int32(l), Offset: off, Lead: int32(at - s)}, true
@@ -238,6 +241,11 @@ func (in *Initializer) Stream(occ *state.Occupancy, v state.View, t int) {
 	if in.tl == nil {
 		return
 	}
+	in.stream(occ, v, t, &lookback{t: t})
+}
+
+// stream is Stream with the walk's lookback w, entered at t.
+func (in *Initializer) stream(occ *state.Occupancy, v state.View, t int, w *lookback) {
 	p := in.p
 	for _, bi := range in.tl.streams[t] {
 		b := int(bi)
@@ -263,7 +271,7 @@ func (in *Initializer) Stream(occ *state.Occupancy, v state.View, t int) {
 			segs = slices.Clone(segs[:n])
 			v.Set(b, segs)
 		}
-		s, ok := in.decide(occ, v, b, t, int(src.From))
+		s, ok := in.decide(occ, v, b, t, int(src.From), w)
 		if !ok {
 			continue
 		}
@@ -331,49 +339,151 @@ type pending struct {
 	x               float64
 }
 
-// recent returns the copies v has whose timestep lies in [from, to] (the
+// pendingOrder is the order in which lateness issues copies: by start (lo
+// for one issued before), timestep, name. No two copies of a view compare
+// equal (a block has one segment per timestep).
+func pendingOrder(lo int) func(a, b pending) int {
+	return func(a, b pending) int {
+		if sa, sb := max(a.start, lo), max(b.start, lo); sa != sb {
+			return cmp.Compare(sa, sb)
+		}
+		if a.at != b.at {
+			return cmp.Compare(a.at, b.at)
+		}
+		return cmp.Compare(a.rank, b.rank)
+	}
+}
+
+// appendCopies appends to cs the copies v has at timestep u (the
 // initializer's streams and loads, the search's transfers and prefetches).
-func (in *Initializer) recent(v state.View, from, to int) []pending {
+func (in *Initializer) appendCopies(cs []pending, v state.View, u int) []pending {
 	p := in.p
 	levels := p.HW.Levels
-	var cs []pending
-	for u := max(0, from); u <= to; u++ {
-		for _, bi := range p.Touched(u) {
-			b := int(bi)
-			segs := v.BlockSegs(b)
-			blk := p.Block(b)
-			for i, s := range segs {
-				if int(s.From) != u {
-					continue
-				}
-				switch {
-				case i > 0:
-					cs = append(cs, pending{int(s.Start()), u, p.Rank(b), levels[segs[i-1].Level].Out.Time(blk.Size) + levels[s.Level].In.Time(blk.Size)})
-				case blk.Kind == workload.Constant && int(s.Level) != p.Home(b) && !s.IsResident():
-					cs = append(cs, pending{int(s.Start()), u, p.Rank(b), levels[p.Home(b)].Out.Time(blk.Size) + levels[s.Level].In.Time(blk.Size)})
-				}
+	for _, bi := range p.Touched(u) {
+		b := int(bi)
+		segs := v.BlockSegs(b)
+		blk := p.Block(b)
+		for i, s := range segs {
+			if int(s.From) != u {
+				continue
+			}
+			switch {
+			case i > 0:
+				cs = append(cs, pending{int(s.Start()), u, p.Rank(b), levels[segs[i-1].Level].Out.Time(blk.Size) + levels[s.Level].In.Time(blk.Size)})
+			case blk.Kind == workload.Constant && int(s.Level) != p.Home(b) && !s.IsResident():
+				cs = append(cs, pending{int(s.Start()), u, p.Rank(b), levels[p.Home(b)].Out.Time(blk.Size) + levels[s.Level].In.Time(blk.Size)})
 			}
 		}
 	}
 	return cs
 }
 
-// lateness simulates FORMATS.md 6.3's timeline over ops lo .. at with
-// every op taking dmin and the copies cs (and extra, if not nil): issued
-// at their start (lo for one issued before) in the order (start,
-// timestep, name) on the channel free first, each op waiting for the
-// copies of its timestep. It returns when op at ends. With one copy alone
-// the difference it makes is max(0, x - the sum of dmin over [start,
-// at-1]). cs is reordered.
-func (in *Initializer) lateness(cs []pending, extra *pending, lo, at int) float64 {
-	if extra != nil {
-		cs = append(cs[:len(cs):len(cs)], *extra)
+// A Walk runs the initializer's Steps over the timesteps of one
+// occupancy and view in turn (Run's loop, the search's re-planning). Under
+// the timeline model it keeps, from one Step to the next, the copies of
+// the timesteps that decide's estimate looks back at, where Step alone
+// collects them again at each decision; the decisions are the same. The
+// view's segments that begin before a Step's timestep must not change
+// between the walk's Steps but by them (a Step changes only segments
+// that begin at its timestep or later); a Step at another timestep than
+// the one after the last collects them afresh. A Walk is for one
+// goroutine at a time.
+type Walk struct {
+	in  *Initializer
+	win lookback
+}
+
+// NewWalk returns a walk of in.
+func (in *Initializer) NewWalk() *Walk {
+	return &Walk{in: in, win: lookback{t: -1}}
+}
+
+// Step is Initializer.Step within the walk.
+func (w *Walk) Step(occ *state.Occupancy, v state.View, t int) error {
+	return w.in.step(occ, v, t, &w.win)
+}
+
+// lookback is what decide looks back at during a walk at timestep t: the
+// copies the view has at timesteps [max(0, t - 2*Horizon), t-1] (once
+// collected), and the lateness simulation's buffers.
+type lookback struct {
+	t     int
+	valid bool      // past holds the copies before t
+	past  []pending // in timestep order
+	cs    []pending // decide's copies, sorted
+	buf   []pending // those and the candidate
+	free  []float64 // per DMA channel, when it is free
+	ready []float64 // per op from lo, when its copies are done
+}
+
+// enter moves w to timestep t of v: when it held the copies before t-1,
+// those of t-1 join them and those before t - 2*Horizon leave; otherwise
+// they are collected when first needed (before).
+func (w *lookback) enter(in *Initializer, v state.View, t int) {
+	if w.valid && w.t == t-1 {
+		w.past = in.appendCopies(w.past, v, t-1)
+		lo := max(0, t-2*in.p.Horizon())
+		i := 0
+		for i < len(w.past) && w.past[i].at < lo {
+			i++
+		}
+		w.past = w.past[:copy(w.past, w.past[i:])]
+	} else {
+		w.valid = false
 	}
-	slices.SortFunc(cs, func(a, b pending) int {
-		return cmp.Or(cmp.Compare(max(a.start, lo), max(b.start, lo)), cmp.Compare(a.at, b.at), cmp.Compare(a.rank, b.rank))
-	})
-	free := make([]float64, in.p.HW.Channels())
-	ends := make([]float64, len(cs))
+	w.t = t
+}
+
+// before returns the copies v has at timesteps [max(0, t - 2*Horizon),
+// t-1], t the lookback's timestep.
+func (w *lookback) before(in *Initializer, v state.View) []pending {
+	if !w.valid {
+		w.past = w.past[:0]
+		for u := max(0, w.t-2*in.p.Horizon()); u < w.t; u++ {
+			w.past = in.appendCopies(w.past, v, u)
+		}
+		w.valid = true
+	}
+	return w.past
+}
+
+// latenessWith is lateness with the copy e among cs (sorted by
+// pendingOrder(lo)): inserted at its place, or, where it compares equal
+// to one of them (a stale copy of its own block at its timestep, which a
+// re-planned view may still hold), appended and the whole sorted again,
+// so that the two come in the order that sort gives them.
+func (w *lookback) latenessWith(in *Initializer, cs []pending, e pending, lo, at int) float64 {
+	ord := pendingOrder(lo)
+	i, found := slices.BinarySearchFunc(cs, e, ord)
+	buf := append(w.buf[:0], cs...)
+	if found {
+		buf = append(buf, e)
+		slices.SortFunc(buf, ord)
+	} else {
+		buf = slices.Insert(buf, i, e)
+	}
+	w.buf = buf
+	return w.lateness(in, buf, lo, at)
+}
+
+// lateness simulates FORMATS.md 6.3's timeline over ops lo .. at with
+// every op taking dmin and the copies cs (sorted by pendingOrder(lo)):
+// issued at their start (lo for one issued before) in that order on the
+// channel free first, each op waiting for the copies of its timestep. It
+// returns when op at ends. With one copy alone the difference it makes is
+// max(0, x - the sum of dmin over [start, at-1]).
+func (w *lookback) lateness(in *Initializer, cs []pending, lo, at int) float64 {
+	free := w.free[:0]
+	for range in.p.HW.Channels() {
+		free = append(free, 0)
+	}
+	w.free = free
+	ready := w.ready[:0]
+	for range at - lo + 1 {
+		ready = append(ready, 0)
+	}
+	w.ready = ready
+	dsum := in.tl.dsum
 	r := 0.0
 	k := 0
 	for u := lo; u <= at; u++ {
@@ -385,15 +495,9 @@ func (in *Initializer) lateness(cs []pending, extra *pending, lo, at int) float6
 				}
 			}
 			free[j] = max(r, free[j]) + cs[k].x
-			ends[k] = free[j]
+			ready[cs[k].at-lo] = max(ready[cs[k].at-lo], free[j])
 		}
-		ready := r
-		for i := range k {
-			if cs[i].at == u {
-				ready = max(ready, ends[i])
-			}
-		}
-		r = ready + in.tl.dsum[u+1] - in.tl.dsum[u]
+		r = max(r, ready[u-lo]) + dsum[u+1] - dsum[u]
 	}
 	return r
 }

@@ -398,7 +398,8 @@ func (sr *searcher) evaluatePriced(j job, t int) (*node, int) {
 
 // replanTimeline is replan under a model that is not Separable, which is
 // the timeline model's semantics (Problem.Timeline) or the seed's: the
-// initializer's Step re-plans each timestep after t on the child state,
+// initializer's Step re-plans each timestep after t on the child state
+// (in one actions.Walk, which keeps what its decisions look back at),
 // and the blocks it touches there whose segments differ from the parent's
 // join the changed ones (acted, the candidate's). It returns them (each
 // once; some may have ended equal).
@@ -436,6 +437,7 @@ func (sr *searcher) replanTimeline(child *state.Overlay, occ *state.Occupancy, p
 		note(b)
 	}
 	need, needD := -1, -1 // the last copy reaching back into (t, D], for D = needD
+	w := sr.in.NewWalk()
 	for u := t + 1; u < T; u++ {
 		if u > D {
 			if !p.Timeline() {
@@ -449,7 +451,7 @@ func (sr *searcher) replanTimeline(child *state.Overlay, occ *state.Occupancy, p
 			}
 		}
 		steps++
-		if err := sr.in.Step(occ, child, u); err != nil {
+		if err := w.Step(occ, child, u); err != nil {
 			return changed, steps, false
 		}
 		for _, bi := range p.Touched(u) {
