@@ -582,7 +582,11 @@ func TestTimesAddUp(t *testing.T) {
 		total := time.Since(start)
 		tm := r.Times
 		assert.LessOrEqual(t, tm.Total(), total)
-		assert.Greater(t, tm.Total(), total-time.Millisecond, "the steps cover the call")
+		// The steps cover the call but for the moments between them: 1 ms,
+		// and 2% of the call for a loaded machine under the race
+		// detector (2.9 ms of 3.16 s was seen there), far less than any
+		// step left out of the sum.
+		assert.Greater(t, tm.Total(), total-time.Millisecond-total/50, "the steps cover the call")
 		for _, d := range []time.Duration{tm.Bind, tm.Initial, tm.Verify} {
 			assert.Positive(t, d, planner)
 		}
