@@ -577,15 +577,19 @@ func TestDeadlineAfterTheSearch(t *testing.T) {
 func TestTimesAddUp(t *testing.T) {
 	prog, prof := documents(t, "resnet50-int8", "ethos-u55")
 	for _, planner := range []string{"search", "initializer", "pack"} {
+		// Only the call is timed: planOK's own checks of the result (a
+		// cost recomputed, the layout checked) come after (timed with it,
+		// they made the steps look 1.2 ms short of a 2.7 ms call).
 		start := time.Now()
-		r := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Planner: planner})
+		r, err := hieropt.Plan(context.Background(), prog, prof, &hieropt.Settings{Planner: planner})
 		total := time.Since(start)
+		require.NoError(t, err)
+		planOK(t, context.Background(), prog, prof, &hieropt.Settings{Planner: planner})
 		tm := r.Times
 		assert.LessOrEqual(t, tm.Total(), total)
 		// The steps cover the call but for the moments between them: 1 ms,
 		// and 2% of the call for a loaded machine under the race
-		// detector (2.9 ms of 3.16 s was seen there), far less than any
-		// step left out of the sum.
+		// detector, far less than any step left out of the sum.
 		assert.Greater(t, tm.Total(), total-time.Millisecond-total/50, "the steps cover the call")
 		for _, d := range []time.Duration{tm.Bind, tm.Initial, tm.Verify} {
 			assert.Positive(t, d, planner)
