@@ -20,9 +20,10 @@ const (
 	Swap              // a free position in another level, up or down
 	Reuse             // over a reusable block's space, by the kind rule
 	Evict             // into a faster level, sending the constants in the way to slower levels
-	// Prefetch is a swap into a faster level whose copy is issued before
-	// the op that needs it (the timeline model only; under the others it
-	// offers nothing).
+	// Prefetch is a swap whose copy is issued before the op at which
+	// the block is in its new place: into a faster level (a prefetch) or
+	// into a slower one (an asynchronous eviction). The timeline model
+	// only; under the others it offers nothing.
 	Prefetch
 	NumKinds
 )
@@ -236,6 +237,7 @@ type Options struct {
 // Positions equal to b's current one are skipped.
 func Enumerate(occ *state.Occupancy, v state.View, b, t int, o Options, emit func(Candidate)) {
 	p := occ.Problem()
+	blk := p.Block(b)
 	cur := state.SegAt(v.BlockSegs(b), t).Pos()
 	for l := 0; l < p.Levels(); l++ {
 		if !p.Allowed(b, l) || !MayEnter(p, b, l, t) {
@@ -245,7 +247,12 @@ func Enumerate(occ *state.Occupancy, v state.View, b, t int, o Options, emit fun
 		if int32(l) == cur.Level {
 			kind = Move
 		}
-		prefetch := o.Actions[Prefetch] && p.Timeline() && int32(l) < cur.Level
+		// Prefetch: a copy issued early, into a faster level (a prefetch)
+		// or, for a block that lives on after t or starts there, into a
+		// slower one (an asynchronous eviction: its copy hides behind the
+		// ops before t, and the faster level's space is free from t).
+		prefetch := o.Actions[Prefetch] && p.Timeline() &&
+			(int32(l) < cur.Level || (int32(l) > cur.Level && (blk.Last > t || blk.First == t)))
 		if !o.Actions[kind] && !prefetch {
 			continue
 		}
@@ -332,9 +339,9 @@ func Apply(occ *state.Occupancy, v state.View, c Candidate) {
 }
 
 // prefetchLeads returns the leads Prefetch offers for block b, at
-// timestep t, copied to pos (in a level faster than the one it comes
-// from; occ is the state of t with b detached): the earliest feasible
-// start,
+// timestep t, copied to pos (in a level faster or slower than the one it
+// comes from; occ is the state of t with b detached): the earliest
+// feasible start,
 //
 //	s* = max(FreeSince(pos's range), the source segment's From, the last
 //	         write before t + 1, t - Horizon, 0),

@@ -107,19 +107,30 @@
 //     Detach vacates the block's range at t (it was there until t-1: the
 //     free-since log learns it) and releases the reservations of its later
 //     copies (the action drops them). Prefetch (TimelineAll; it offers
-//     nothing under the other models) is a swap into a faster level whose
-//     copy starts early: at s* = max(FreeSince, the source's from, the
-//     last write before t + 1, t - Horizon, 0) and at the latest start
-//     whose ops before t (Options.Dur) hide the copy, no earlier than s*.
-//     A constant's first placement outside its home is a load and may be
-//     prefetched the same way.
+//     nothing under the other models) is a swap whose copy starts early:
+//     at s* = max(FreeSince, the source's from, the last write before
+//     t + 1, t - Horizon, 0) and at the latest start whose ops before t
+//     (Options.Dur) hide the copy, no earlier than s*. Into a faster level
+//     it is a prefetch; into a slower one, for a block that lives on after
+//     t, an asynchronous eviction: the copy out runs behind ops s .. t-1
+//     instead of stalling op t, holding a DMA channel and the destination
+//     range from its start (FORMATS.md rules 8, 9), and the faster level's
+//     range is free from t as after a synchronous one. The same conditions
+//     make it valid both ways: the destination range free since s* (the
+//     free-since log), no write of the block in [s, t-1], the source
+//     segment begun by s, and never a read-only destination (MayEnter).
+//     It needs a block of t last written before t-1: on the shipped
+//     networks, whose activations are read right after they are written,
+//     there is none. A constant's first placement outside its home is a
+//     load and may be issued early the same way, into any level.
 //   - Evict sends the constants in the way back home for their whole life:
 //     a first placement in the home level is no copy at all (the stored
 //     bytes are there), so a read-only home takes them too; they "go back"
 //     by being dropped, never copied into it (a transfer into a read-only
 //     level is what MayEnter forbids). Only constants placed once with no
-//     early load and not resident are evicted. Copying an activation out
-//     asynchronously is not done yet.
+//     early load and not resident are evicted. Evict moves no activation;
+//     an activation of t goes to a slower level by swap (a copy at t) or
+//     prefetch (the copy issued early, above).
 //   - The search keeps its candidates' states right with
 //     SyncReservations: re-planning after t may change a copy whose
 //     reservation began by t.

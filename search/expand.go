@@ -425,6 +425,15 @@ func (sr *searcher) evaluatePriced(j job, t int) (*node, int) {
 // which makes it another valid plan, never a broken one. Under the
 // seed's semantics nothing reaches back, and the walk stops after D as
 // replan does.
+//
+// The candidate's own copy may start before t (prefetch, into a faster
+// level or, as an asynchronous eviction, a slower one): its reservation
+// [s, t-1] lies where the child's layout is the parent's, which
+// re-planning does not touch. It is valid there whatever the direction:
+// the free-since log of the parent's occupancy at t says no segment held
+// the range since s (actions.prefetchLeads), and the reservations that
+// began by t and go on are in that occupancy, so the candidate's position
+// keeps off them.
 func (sr *searcher) replanTimeline(child *state.Overlay, occ *state.Occupancy, parent *state.Overlay, t int, acted []int) (changed []int, steps int, ok bool) {
 	p := sr.p
 	T := p.Prog.Timesteps()
