@@ -605,7 +605,41 @@ func (r *repacker) without(ls *levelState, l int, c candidate) others {
 		slices.SortFunc(rest, func(x, y ref) int { return cmp.Or(cmp.Compare(x.b, y.b), cmp.Compare(x.i, y.i)) })
 		o.extra = r.chain(l, rest)
 	}
+	if r.cfg.Check {
+		var seen []item
+		for k, it := range ls.its {
+			if !slices.Contains(o.skip, int32(k)) {
+				seen = append(seen, it)
+			}
+		}
+		if !slices.Equal(r.spans(append(seen, o.extra...)), r.spans(r.items(l, c))) {
+			panic(fmt.Sprintf("repack: level %d without block %d's segments %d-%d keeps other bytes busy than its buffers rebuilt without them", l, c.b, c.i, c.j))
+		}
+	}
 	return o
+}
+
+// span is the bytes [off, off+size) of a level kept busy over timesteps
+// [from, to].
+type span struct {
+	from, to  int
+	off, size int64
+}
+
+// spans returns, sorted, the spans the buffers its keep busy, one per
+// segment (however they are grouped into reuse chains).
+func (r *repacker) spans(its []item) []span {
+	var out []span
+	for _, it := range its {
+		for _, rf := range it.refs {
+			s := r.lay.Segs[rf.b][rf.i]
+			out = append(out, span{int(s.OccStart()), r.segEnd(rf.b, rf.i), s.Offset, it.size})
+		}
+	}
+	slices.SortFunc(out, func(x, y span) int {
+		return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.to, y.to), cmp.Compare(x.off, y.off), cmp.Compare(x.size, y.size))
+	})
+	return out
 }
 
 // over reports whether l's buffers keep more than its capacity live at
