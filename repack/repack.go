@@ -255,10 +255,10 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 				seen[k] = true
 				r.stats.Candidates++
 			}
-			its, lsIts := ls.its, ls
+			o := others{ls: ls}
 			inLevel := r.runInLevel(l, c)
 			if inLevel {
-				its, lsIts = pr.items(i), nil
+				o = pr.others(i)
 			} else if !ls.room(c.from, c.to, r.p.Foot(c.b, l)) {
 				// No room at some timestep of the run, however l is
 				// packed: neither insertion nor a packing can take it. (The
@@ -269,7 +269,7 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 			}
 			if !noInsert[k] && visits < r.cfg.MaxVisits {
 				noInsert[k] = true
-				ins := pr.insertion(i, its, lsIts)
+				ins := pr.insertion(i, o)
 				visits += ins.visits
 				if ins.segs != nil {
 					r.accept(c, ins)
@@ -291,7 +291,20 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 			if noPack[k] || packings >= r.cfg.Packings {
 				continue
 			}
-			if len(its) > r.cfg.MaxBuffers {
+			// l's buffers without the run, as a packing needs them: rebuilt
+			// when the run is in l (o's are grouped for probing only, and
+			// ls may hold items added since it was built, which a rebuild
+			// may chain: an added item joins at most two), unless there are
+			// too many however they chain.
+			its, tooMany := ls.its, false
+			if inLevel {
+				if len(ls.its)-len(o.skip)+len(o.extra)-2*ls.added > r.cfg.MaxBuffers {
+					tooMany = true
+				} else {
+					its = r.items(l, c)
+				}
+			}
+			if tooMany || len(its) > r.cfg.MaxBuffers {
 				if !tooLarge {
 					tooLarge = true // l only gets fuller
 					r.stats.Unpacked++
@@ -436,23 +449,31 @@ type startKey struct {
 // different footprints stay two buffers, which the packer keeps apart
 // (conservative, always valid).
 func (r *repacker) items(l int, c candidate) []item {
-	p := r.p
 	inRun := func(b, i int) bool { return b == c.b && i >= c.i && i <= c.j }
 	var refs []ref
-	first := map[int]int{}       // block -> index in refs of its first segment, if in l
-	starts := map[startKey]int{} // (start, offset) of first segments in l -> block
 	for b, segs := range r.lay.Segs {
 		for i, s := range segs {
-			if int(s.Level) != l || inRun(b, i) {
-				continue
+			if int(s.Level) == l && !inRun(b, i) {
+				refs = append(refs, ref{b, i})
 			}
-			if i == 0 && s.OccStart() == s.From {
-				// (A first segment occupied before its From, a load's or a
-				// resident's, takes over no space.)
-				first[b] = len(refs)
-				starts[startKey{s.From, s.Offset}] = b
-			}
-			refs = append(refs, ref{b, i})
+		}
+	}
+	return r.chain(l, refs)
+}
+
+// chain returns the packing buffers of the segments refs (in level l, in
+// block and segment order): one per segment, but the segments of a reuse
+// chain share one.
+func (r *repacker) chain(l int, refs []ref) []item {
+	p := r.p
+	first := map[int]int{}       // block -> index in refs of its first segment, if in l
+	starts := map[startKey]int{} // (start, offset) of first segments in l -> block
+	for k, rf := range refs {
+		if s := r.lay.Segs[rf.b][rf.i]; rf.i == 0 && s.OccStart() == s.From {
+			// (A first segment occupied before its From, a load's or a
+			// resident's, takes over no space.)
+			first[rf.b] = k
+			starts[startKey{s.From, s.Offset}] = rf.b
 		}
 	}
 	// Union the segments of reuse chains.
@@ -513,6 +534,11 @@ type levelState struct {
 	byOff []int32    // its by offset
 	live  *liveTree  // bytes live per timestep
 	cap   int64      // l's capacity
+	// byBlock lists, per block, the items that hold its segments: a
+	// candidate partly in l is probed without the items of its run (see
+	// runItems), not on l's buffers rebuilt without it.
+	byBlock map[int][]int32
+	added   int // items added (add) since the state was built
 }
 
 func (r *repacker) levelState(l int) *levelState {
@@ -535,7 +561,85 @@ func (r *repacker) levelState(l int) *levelState {
 		ls.byOff[k] = int32(k)
 	}
 	slices.SortStableFunc(ls.byOff, func(x, y int32) int { return cmp.Compare(its[x].off, its[y].off) })
+	ls.byBlock = map[int][]int32{}
+	for k := range its {
+		for x, rf := range its[k].refs {
+			if x == 0 || rf.b != its[k].refs[x-1].b {
+				ls.byBlock[rf.b] = append(ls.byBlock[rf.b], int32(k))
+			}
+		}
+	}
 	return ls
+}
+
+// others is what a probe knows of level l's buffers other than a
+// candidate's run: the items of the level state ls but those listed in
+// skip, and extra.
+type others struct {
+	ls    *levelState
+	skip  []int32
+	extra []item
+}
+
+// without returns l's buffers other than candidate c's run (partly in l):
+// ls's items but those that hold segments of the run, and the segments of
+// the run's reuse chains that are not the run's, chained as items chains
+// them. (For a probe only the bytes they keep busy matter, and those are
+// the same however they are grouped; the grouping counts in the visits.)
+func (r *repacker) without(ls *levelState, l int, c candidate) others {
+	o := others{ls: ls}
+	var rest []ref
+	for _, k := range ls.byBlock[c.b] {
+		refs := ls.its[k].refs
+		if !slices.ContainsFunc(refs, func(rf ref) bool { return rf.b == c.b && rf.i >= c.i && rf.i <= c.j }) {
+			continue
+		}
+		o.skip = append(o.skip, k)
+		for _, rf := range refs {
+			if rf.b != c.b || rf.i < c.i || rf.i > c.j {
+				rest = append(rest, rf)
+			}
+		}
+	}
+	if len(rest) > 0 {
+		slices.SortFunc(rest, func(x, y ref) int { return cmp.Or(cmp.Compare(x.b, y.b), cmp.Compare(x.i, y.i)) })
+		o.extra = r.chain(l, rest)
+	}
+	if r.cfg.Check {
+		var seen []item
+		for k, it := range ls.its {
+			if !slices.Contains(o.skip, int32(k)) {
+				seen = append(seen, it)
+			}
+		}
+		if !slices.Equal(r.spans(append(seen, o.extra...)), r.spans(r.items(l, c))) {
+			panic(fmt.Sprintf("repack: level %d without block %d's segments %d-%d keeps other bytes busy than its buffers rebuilt without them", l, c.b, c.i, c.j))
+		}
+	}
+	return o
+}
+
+// span is the bytes [off, off+size) of a level kept busy over timesteps
+// [from, to].
+type span struct {
+	from, to  int
+	off, size int64
+}
+
+// spans returns, sorted, the spans the buffers its keep busy, one per
+// segment (however they are grouped into reuse chains).
+func (r *repacker) spans(its []item) []span {
+	var out []span
+	for _, it := range its {
+		for _, rf := range it.refs {
+			s := r.lay.Segs[rf.b][rf.i]
+			out = append(out, span{int(s.OccStart()), r.segEnd(rf.b, rf.i), s.Offset, it.size})
+		}
+	}
+	slices.SortFunc(out, func(x, y span) int {
+		return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.to, y.to), cmp.Compare(x.off, y.off), cmp.Compare(x.size, y.size))
+	})
+	return out
 }
 
 // over reports whether l's buffers keep more than its capacity live at
@@ -549,7 +653,7 @@ func (r *repacker) add(ls *levelState, l int, c candidate) {
 	if shift := c.j - c.i; shift > 0 {
 		// The run's segments became one: the block's later segments
 		// (in l after a faster level's, if any) moved down the list.
-		for k := range ls.its {
+		for _, k := range ls.byBlock[c.b] {
 			for x, rf := range ls.its[k].refs {
 				if rf.b == c.b && rf.i > c.j {
 					ls.its[k].refs[x].i -= shift
@@ -560,6 +664,8 @@ func (r *repacker) add(ls *levelState, l int, c candidate) {
 	it := item{refs: []ref{{c.b, c.i}}, from: c.from, to: c.to, size: p.Foot(c.b, l), align: p.Align(c.b, l), off: r.lay.Segs[c.b][c.i].Offset}
 	ls.its = append(ls.its, it)
 	k := int32(len(ls.its) - 1)
+	ls.byBlock[c.b] = append(ls.byBlock[c.b], k)
+	ls.added++
 	off := ls.its[k].off
 	i, _ := slices.BinarySearchFunc(ls.byOff, off, func(x int32, o int64) int { return cmp.Compare(ls.its[x].off, o) })
 	ls.byOff = slices.Insert(ls.byOff, i, k)
@@ -644,7 +750,7 @@ type prober struct {
 // probed is what the prober knows of one candidate.
 type probed struct {
 	gen int // the prober's generation it belongs to (0: none)
-	its []item
+	o   others
 	ins insertion
 }
 
@@ -666,22 +772,21 @@ func (pr *prober) reset() {
 	pr.size = 2 * pr.r.cfg.Workers
 }
 
-// items returns l's buffers without candidate i's run (which is partly in
-// l).
-func (pr *prober) items(i int) []item {
+// others returns l's buffers without candidate i's run (which is partly
+// in l).
+func (pr *prober) others(i int) others {
 	if pr.done == nil {
-		return pr.r.items(pr.l, pr.cands[i])
+		return pr.r.without(pr.ls, pr.l, pr.cands[i])
 	}
 	pr.ahead(i)
-	return pr.done[i].its
+	return pr.done[i].o
 }
 
-// insertion returns what probe finds for candidate i; its and ls are
-// what the pass has for it (l's buffers, and their state if they are
-// all of them).
-func (pr *prober) insertion(i int, its []item, ls *levelState) insertion {
+// insertion returns what probe finds for candidate i; o is what the pass
+// has for it (l's buffers other than its run).
+func (pr *prober) insertion(i int, o others) insertion {
 	if pr.done == nil {
-		return pr.r.probe(pr.l, pr.cands[i], its, ls, &pr.r.busy)
+		return pr.r.probe(pr.l, pr.cands[i], o, &pr.r.busy)
 	}
 	pr.ahead(i)
 	return pr.done[i].ins
@@ -718,13 +823,11 @@ func (pr *prober) ahead(i int) {
 // generation.
 func (pr *prober) probeOne(j int, scratch *[]state.Gap) {
 	r, c := pr.r, pr.cands[j]
-	d := probed{gen: pr.gen}
-	its, ls := pr.ls.its, pr.ls
+	d := probed{gen: pr.gen, o: others{ls: pr.ls}}
 	if r.runInLevel(pr.l, c) {
-		d.its = r.items(pr.l, c)
-		its, ls = d.its, nil
+		d.o = r.without(pr.ls, pr.l, c)
 	}
-	d.ins = r.probe(pr.l, c, its, ls, scratch)
+	d.ins = r.probe(pr.l, c, d.o, scratch)
 	pr.done[j] = d
 }
 
@@ -740,9 +843,9 @@ type insertion struct {
 // the candidate's run overlaps no buffer alive with it, and prices the
 // block there. It only reads: the caller accepts the insertion (accept),
 // and probes of other candidates may run at the same time on other
-// goroutines, each with its own scratch slice. ls, if not nil, is the
-// level state whose buffers its are.
-func (r *repacker) probe(l int, c candidate, its []item, ls *levelState, scratch *[]state.Gap) insertion {
+// goroutines, each with its own scratch slice. o is l's buffers other than
+// the candidate's run.
+func (r *repacker) probe(l int, c candidate, o others, scratch *[]state.Gap) insertion {
 	p := r.p
 	f, a := p.Foot(c.b, l), p.Align(c.b, l)
 	busy := (*scratch)[:0]
@@ -750,32 +853,33 @@ func (r *repacker) probe(l int, c candidate, its []item, ls *levelState, scratch
 	add := func(it *item) {
 		busy = append(busy, state.Gap{Off: it.off, End: it.off + it.size})
 	}
-	if ls != nil {
-		ls.index.each(c.from, c.to, func(k int32) { add(&its[k]) })
-	} else {
-		for k := range its {
-			if its[k].to >= c.from && its[k].from <= c.to {
-				add(&its[k])
-			}
+	ls, its, skip := o.ls, o.ls.its, o.skip
+	ls.index.each(c.from, c.to, func(k int32) {
+		if !slices.Contains(skip, k) {
+			add(&its[k])
+		}
+	})
+	for k := range o.extra {
+		if it := &o.extra[k]; it.to >= c.from && it.from <= c.to {
+			add(it)
 		}
 	}
 	ins := insertion{visits: int64(len(busy))}
 	var off int64
-	if k := len(busy); ls != nil && k > 64 && k*bits.Len(uint(k)) > len(its) {
+	if k := len(busy); len(o.extra) == 0 && k > 64 && k*bits.Len(uint(k)) > len(its) {
 		// Many buffers alive with the candidate (it lives long): a scan of
 		// all of l's buffers in address order, skipping those not alive
 		// with it and stopping at the first gap that fits, beats sorting
 		// them.
 		for _, k := range ls.byOff {
 			it := &its[k]
-			if it.to < c.from || it.from > c.to {
+			if it.to < c.from || it.from > c.to || slices.Contains(skip, k) {
 				continue
 			}
-			o := it.off
-			if off+f <= o {
+			if off+f <= it.off {
 				break
 			}
-			off = max(off, state.AlignUp(o+it.size, a))
+			off = max(off, state.AlignUp(it.off+it.size, a))
 		}
 	} else {
 		// Gaps at one offset may come in any order: the scan below ends
