@@ -90,18 +90,26 @@ type Candidate struct {
 	// Reused is the block whose space a Reuse candidate takes over, -1 for
 	// the other actions.
 	Reused int
-	// Evicted lists, for an Evict candidate, the constants sent to slower
-	// levels and where they go (for their whole life).
+	// Evicted lists, for an Evict candidate, the blocks sent to slower
+	// levels and where they go: constants for their whole life, idle
+	// activations (timeline model) from At on.
 	Evicted []Eviction
 	// Lead is, for a Prefetch candidate, how many timesteps before At its
 	// copy is issued (state.Seg.Lead); 0 for the other actions.
 	Lead int32
 }
 
-// Eviction is one constant an Evict candidate moves out of the way.
+// Eviction is one block an Evict candidate moves out of the way: a
+// constant sent to To for its whole life, or, under the timeline model,
+// an idle activation copied to To at the candidate's At (Copy).
 type Eviction struct {
 	Block int
 	To    state.Pos
+	// Copy is set for an idle activation: a transfer at At (its segments
+	// before At stay), whose copy is issued Lead timesteps before At
+	// (state.Seg.Lead).
+	Copy bool
+	Lead int32
 }
 
 // Partner returns the block that shares block b's start address at
@@ -327,6 +335,15 @@ func Enumerate(occ *state.Occupancy, v state.View, b, t int, o Options, emit fun
 func Apply(occ *state.Occupancy, v state.View, c Candidate) {
 	ApplyOcc(occ, v, c)
 	for _, e := range c.Evicted {
+		if e.Copy {
+			v.MoveAt(e.Block, c.At, e.To)
+			if e.Lead != 0 {
+				segs := slices.Clone(v.BlockSegs(e.Block))
+				segs[len(segs)-1].Lead = e.Lead
+				v.Set(e.Block, segs)
+			}
+			continue
+		}
 		first := v.BlockSegs(e.Block)[0]
 		v.SetFirst(e.Block, state.Seg{From: first.From, Level: e.To.Level, Offset: e.To.Offset})
 	}
@@ -391,8 +408,15 @@ func prefetchLeads(occ *state.Occupancy, v state.View, b, t int, pos state.Pos, 
 // candidate, is only read.
 func ApplyOcc(occ *state.Occupancy, v state.View, c Candidate) {
 	for _, e := range c.Evicted {
-		first := v.BlockSegs(e.Block)[0]
-		occ.Release(e.Block, int(first.Level), first.Offset)
+		if e.Copy {
+			// The copy reads the source until At-1: the free-since log
+			// learns that it is free from At.
+			src := state.SegAt(v.BlockSegs(e.Block), c.At)
+			occ.Vacate(e.Block, int(src.Level), src.Offset)
+		} else {
+			first := v.BlockSegs(e.Block)[0]
+			occ.Release(e.Block, int(first.Level), first.Offset)
+		}
 		occ.Place(e.Block, int(e.To.Level), e.To.Offset)
 	}
 	if c.Kind == Reuse {

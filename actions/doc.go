@@ -128,8 +128,29 @@
 //     bytes are there), so a read-only home takes them too; they "go back"
 //     by being dropped, never copied into it (a transfer into a read-only
 //     level is what MayEnter forbids). Only constants placed once with no
-//     early load and not resident are evicted. Evict moves no activation;
-//     an activation of t goes to a slower level by swap (a copy at t) or
+//     early load and not resident are evicted. Evict also copies idle
+//     activations out (IdleEvictable): a block other than a constant in
+//     the window, created before t and alive after it, that op t neither
+//     reads nor writes (a residual kept for a later add, a KV cache) and
+//     that has no copy at t or later. It goes to the fastest slower level
+//     that takes a copy (never a read-only one), at a position free at t
+//     beside the other evicted blocks, by a transfer at t whose copy is
+//     issued at the earliest feasible start s* (as prefetch's: the range
+//     free since s*, the source segment begun and the block last written
+//     before s*, within the horizon) or, as a second candidate, at the
+//     start that just hides it behind the ops before t: the copy runs
+//     behind ops s .. t-1 and op t finds the window free. Its later reads
+//     are from the slower level until an action at one of its later
+//     timesteps (prefetch at its next read) brings it back. The search
+//     prices the candidate exactly (its Pricer) and re-plans until the
+//     activation dies, so the range stays its own for the rest of its
+//     life. These are the only copies made at a timestep that does not
+//     touch their block (state.Problem.Touched); they are made only at
+//     the search's current timestep, which the walks that find copies by
+//     Touched (Step, Replay, the search's re-planning) have passed, so
+//     only Step's lateness estimate, which looks back at copies by
+//     Touched, does not see them (an estimate, not a rule). An activation
+//     of t itself goes to a slower level by swap (a copy at t) or
 //     prefetch (the copy issued early, above).
 //   - The search keeps its candidates' states right with
 //     SyncReservations: re-planning after t may change a copy whose

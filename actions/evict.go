@@ -21,6 +21,20 @@ import (
 // address range that no block uses at any timestep. Their earlier timesteps only lose a
 // block, so nothing committed before is disturbed; the cost model charges
 // their reads from the slower level.
+//
+// Under the timeline model (FORMATS.md section 6) a first placement
+// outside a constant's home is a load, so evict sends constants home (no
+// load); and an activation idle at t in the window (IdleEvictable: not
+// read or written at t, created before and alive after it, a residual or
+// a KV cache) is copied out of the way: a transfer at t to the fastest
+// slower level that takes a copy, at a position free at t, whose copy is
+// issued early, at the earliest start the rules allow (after its last
+// write, its source segment's start and the destination range's last use,
+// within the horizon: prefetchLeads) or at the start that just hides it
+// behind the ops before t, so that it runs while they compute instead of
+// stalling op t (FORMATS.md rules 8 and 9). Its later reads come from the
+// slower level until a later action (prefetch at its next read) brings it
+// back; the search re-plans until it dies.
 
 // EvictSpace finds room for evicted constants: in level l, the lowest
 // offset, aligned to align, of size bytes, that is free at every timestep
@@ -43,6 +57,26 @@ func Evictable(p *state.Problem, v state.View, c, t int) bool {
 	return len(blk.Reads) == 0 || blk.Reads[0] >= t
 }
 
+// IdleEvictable reports whether block a can be copied out of the way at
+// timestep t, under the timeline model only: an idle activation, that is
+// a block other than a constant, not pinned, created before t and alive
+// after it, neither read nor written at t, whose segment at t is its last
+// and began before t (no copy of it at t or later).
+func IdleEvictable(p *state.Problem, v state.View, a, t int) bool {
+	blk := p.Block(a)
+	if !p.Timeline() || blk.Kind == workload.Constant || p.Pin(a) != state.NoPin || blk.First >= t || blk.Last <= t {
+		return false
+	}
+	if _, read := slices.BinarySearch(blk.Reads, t); read {
+		return false
+	}
+	if _, written := slices.BinarySearch(blk.Writes, t); written {
+		return false
+	}
+	segs := v.BlockSegs(a)
+	return len(segs) > 0 && int(segs[len(segs)-1].From) < t
+}
+
 type window struct {
 	off     int64
 	cost    float64
@@ -55,6 +89,7 @@ type piece struct {
 	off, end int64
 	block    int // -1 for a gap
 	evict    bool
+	to       int // the level an evictable block goes to, nothing else evicted
 }
 
 // free reports whether a window may cover the piece: a gap, or a constant
@@ -77,11 +112,13 @@ type evictor struct {
 // EnumerateEvict calls emit for the cheapest ways (at most o.Max per level;
 // zero or negative: no cap) to put block b, at timestep t, into a level
 // faster than its current one over a window of free gaps and evictable
-// constants. Each constant goes, for its whole life, to the fastest slower
-// level with room for it at every timestep. price(c, l) is what sending
-// constant c to level l adds to the plan's cost; windows are ranked by
-// the sum, then by address. occ is the state of t with b detached; it is
-// only read.
+// blocks. Each constant goes, for its whole life, to the fastest slower
+// level with room for it at every timestep; each idle activation (timeline
+// model) is copied at t to the fastest slower level with room for it at t
+// (outTarget), issued early. price(c, l) is what sending block c to level
+// l adds to the plan's cost (a constant for its whole life, an activation
+// from t on); windows are ranked by the sum, then by address. occ is the
+// state of t with b detached; it is only read.
 func EnumerateEvict(occ *state.Occupancy, v state.View, b, t int, o Options, price func(c, l int) float64, space EvictSpace, emit func(Candidate)) {
 	p := occ.Problem()
 	e := &evictor{p: p, occ: occ, v: v, b: b, t: t, o: o, price: price, space: space, noneTaken: make([][]state.Gap, p.Levels())}
@@ -120,19 +157,25 @@ func (e *evictor) pieces(l int) []piece {
 	capacity := e.p.HW.Levels[l].Capacity
 	e.occ.Spans(l, func(s state.Span) bool {
 		if s.Off > pos {
-			pieces = append(pieces, piece{pos, s.Off, -1, false})
+			pieces = append(pieces, piece{pos, s.Off, -1, false, 0})
 		}
 		c := int(s.Block)
-		evict := c != e.b && Evictable(e.p, e.v, c, e.t) && (e.o.Horizon <= 0 || e.p.Block(c).Last <= e.t+e.o.Horizon)
-		if evict {
-			_, evict = e.target(c, l, e.noneTaken)
+		var evict bool
+		var to state.Pos
+		if c != e.b && (e.o.Horizon <= 0 || e.p.Block(c).Last <= e.t+e.o.Horizon) {
+			switch {
+			case Evictable(e.p, e.v, c, e.t):
+				to, evict = e.target(c, l, e.noneTaken)
+			case IdleEvictable(e.p, e.v, c, e.t):
+				to, _, evict = e.outTarget(c, l, e.noneTaken)
+			}
 		}
-		pieces = append(pieces, piece{s.Off, s.End, c, evict})
+		pieces = append(pieces, piece{s.Off, s.End, c, evict, int(to.Level)})
 		pos = s.End
 		return true
 	})
 	if pos < capacity {
-		pieces = append(pieces, piece{pos, capacity, -1, false})
+		pieces = append(pieces, piece{pos, capacity, -1, false, 0})
 	}
 	return pieces
 }
@@ -166,9 +209,8 @@ func (e *evictor) windowAt(l int, f, a int64, pieces []piece, i int) (window, bo
 		if !pc.free() {
 			return window{}, false
 		}
-		if pc.evict && pc.end > w.off { // the window covers it
-			to, _ := e.target(pc.block, l, e.noneTaken)
-			w.cost += e.price(pc.block, int(to.Level))
+		if pc.evict && pc.end > w.off && !slices.Contains(w.evicted, pc.block) { // the window covers it
+			w.cost += e.price(pc.block, pc.to)
 			w.evicted = append(w.evicted, pc.block)
 		}
 		if pc.end >= w.off+f {
@@ -184,11 +226,13 @@ func (e *evictor) windowAt(l int, f, a int64, pieces []piece, i int) (window, bo
 func (e *evictor) emitLevel(cur state.Pos, l int, found []window, emit func(Candidate)) {
 	n := 0
 	for _, w := range found {
-		c, ok := e.candidate(cur, l, w)
-		if !ok {
+		cs := e.candidates(cur, l, w)
+		if len(cs) == 0 {
 			continue
 		}
-		emit(c)
+		for _, c := range cs {
+			emit(c)
+		}
 		n++
 		if e.o.Max > 0 && n >= e.o.Max {
 			return
@@ -196,20 +240,117 @@ func (e *evictor) emitLevel(cur state.Pos, l int, found []window, emit func(Cand
 	}
 }
 
-// candidate returns the evict candidate of window w of level l: b goes to
-// the window, each constant it covers to the fastest slower level with
-// room for it beside those evicted before it; false if one finds none.
-func (e *evictor) candidate(cur state.Pos, l int, w window) (Candidate, bool) {
+// candidates returns the evict candidates of window w of level l: b goes
+// to the window, each constant it covers to the fastest slower level with
+// room for it beside those evicted before it, each idle activation it
+// covers copied out at t to a slower level (outTarget), its copy issued
+// at the earliest feasible start; and, if some copy has a later start
+// that still hides it, a second candidate with those starts. None if a
+// block finds no room.
+func (e *evictor) candidates(cur state.Pos, l int, w window) []Candidate {
 	c := Candidate{Kind: Evict, Block: e.b, At: e.t, From: cur, To: state.Pos{Level: int32(l), Offset: w.off}, Reused: -1}
 	taken := make([][]state.Gap, e.p.Levels())
+	var hiding []Eviction
 	for _, ev := range w.evicted {
-		to, fits := e.target(ev, l, taken)
-		if !fits {
-			return Candidate{}, false
+		var to state.Pos
+		var leads []int32
+		var fits bool
+		if e.p.Block(ev).Kind == workload.Constant {
+			to, fits = e.target(ev, l, taken)
+		} else {
+			to, leads, fits = e.outTarget(ev, l, taken)
 		}
-		c.Evicted = append(c.Evicted, Eviction{Block: ev, To: to})
+		if !fits {
+			return nil
+		}
+		x := Eviction{Block: ev, To: to}
+		if e.p.Block(ev).Kind != workload.Constant {
+			x.Copy = true
+			if len(leads) > 0 {
+				x.Lead = leads[0]
+			}
+		}
+		c.Evicted = append(c.Evicted, x)
+		if len(leads) > 1 {
+			if hiding == nil {
+				hiding = slices.Clone(c.Evicted[:len(c.Evicted)-1])
+			}
+			x.Lead = leads[1]
+		}
+		if hiding != nil {
+			hiding = append(hiding, x)
+		}
 		lt := int(to.Level)
 		taken[lt] = append(taken[lt], state.Gap{Off: to.Offset, End: to.Offset + e.p.Foot(ev, lt)})
 	}
-	return c, true
+	if hiding == nil {
+		return []Candidate{c}
+	}
+	h := c
+	h.Evicted = hiding
+	return []Candidate{c, h}
+}
+
+// maxOutGaps is how many free gaps of a level outTarget looks at for a
+// destination whose copy can start before t.
+const maxOutGaps = 8
+
+// outTarget returns where idle activation a, in level l at timestep t,
+// is copied out to, avoiding taken (per level): the fastest slower level
+// that takes a copy (MayEnter: never a read-only one) and has room for it
+// at t, at the lowest offset beside taken of the first of its free gaps
+// that hold it, smallest first, whose copy can start before t (of the
+// first maxOutGaps; else the first gap); and the leads the copy may have
+// there (prefetchLeads: the earliest feasible start, after the range is
+// free since, the source segment began and the block was last written,
+// within the horizon; and the start that just hides the copy behind the
+// ops before t). No leads: the copy is issued at t. The range is free at
+// t in e.occ, so the search's re-planning from t+1 keeps it for the rest
+// of a's life.
+func (e *evictor) outTarget(a, l int, taken [][]state.Gap) (state.Pos, []int32, bool) {
+	p := e.p
+	for to := l + 1; to < p.Levels(); to++ {
+		if !p.Allowed(a, to) || !MayEnter(p, a, to, e.t) {
+			continue
+		}
+		f, al := p.Foot(a, to), p.Align(a, to)
+		var pos state.Pos
+		var leads []int32
+		found, tries := false, 0
+		e.occ.FitGaps(to, f, func(g state.Gap) bool {
+			off, fits := fitAvoiding(g, f, al, taken[to])
+			if !fits {
+				return true
+			}
+			q := state.Pos{Level: int32(to), Offset: off}
+			ls := prefetchLeads(e.occ, e.v, a, e.t, q, e.o.Dur)
+			if !found || len(ls) > 0 {
+				pos, leads, found = q, ls, true
+			}
+			tries++
+			return len(ls) == 0 && tries < maxOutGaps
+		})
+		if found {
+			return pos, leads, true
+		}
+	}
+	return state.Pos{}, nil, false
+}
+
+// fitAvoiding returns the lowest offset, aligned to a, at which f bytes
+// fit in gap g without overlapping any range of taken.
+func fitAvoiding(g state.Gap, f, a int64, taken []state.Gap) (int64, bool) {
+	off := state.AlignUp(g.Off, a)
+	for off+f <= g.End {
+		moved := false
+		for _, tk := range taken {
+			if tk.Off < off+f && off < tk.End {
+				off, moved = state.AlignUp(tk.End, a), true
+			}
+		}
+		if !moved {
+			return off, true
+		}
+	}
+	return 0, false
 }

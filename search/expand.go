@@ -10,6 +10,7 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
 )
 
 // job is one candidate to evaluate: an action on a block of a beam state.
@@ -257,6 +258,10 @@ func (sr *searcher) enumerate(u *unit, t int) {
 		price := func(c, l int) float64 {
 			segs := n.ov.BlockSegs(c)
 			moved := []state.Seg{{From: segs[0].From, Level: int32(l)}}
+			if p.Block(c).Kind != workload.Constant {
+				// An idle activation (timeline model): copied out at t.
+				moved = append(slices.Clone(segs), state.Seg{From: int32(t), Level: int32(l)})
+			}
 			return sr.model.BlockCost(p, c, moved) - sr.model.BlockCost(p, c, segs)
 		}
 		actions.EnumerateEvict(detached, n.ov, u.block, t, opts, price, sr.evictSpace(n), add)
@@ -433,7 +438,12 @@ func (sr *searcher) evaluatePriced(j job, t int) (*node, int) {
 // the free-since log of the parent's occupancy at t says no segment held
 // the range since s (actions.prefetchLeads), and the reservations that
 // began by t and go on are in that occupancy, so the candidate's position
-// keeps off them.
+// keeps off them. The same holds for an evict candidate's idle activations,
+// copied out at t with their copies issued early (actions.IdleEvictable):
+// each destination is free at t, free since its start by the log, and
+// apart from the other evicted blocks' ranges; each such block is among
+// the changed ones, so the walk goes on until it dies, placing the later
+// blocks around it.
 func (sr *searcher) replanTimeline(child *state.Overlay, occ *state.Occupancy, parent *state.Overlay, t int, acted []int) (changed []int, steps int, ok bool) {
 	p := sr.p
 	T := p.Prog.Timesteps()
@@ -478,7 +488,9 @@ func (sr *searcher) replanTimeline(child *state.Overlay, occ *state.Occupancy, p
 // reachesBack returns the last timestep u' in [from, D + Horizon] at
 // which a block not changed has a copy in the parent's layout (a
 // transfer, or a constant's load) that starts in (t, D], or -1.
-// Copies are made only at timesteps that touch their block.
+// Copies at timesteps after the search's current one are the
+// initializer's, made only at timesteps that touch their block (evict's
+// copies of idle activations are at the current timestep, never after).
 func (sr *searcher) reachesBack(parent *state.Overlay, changed []int, t, D, from int) int {
 	p := sr.p
 	last := -1

@@ -111,6 +111,9 @@ func TestTimelinePlanners(t *testing.T) {
 			if asyncEviction(res) {
 				stats["search "+ss.name+": copies out early"]++
 			}
+			if idleEviction(res) {
+				stats["search "+ss.name+": evicts an idle activation"]++
+			}
 			if w.Cost < w.StartCost*(1-1e-9) {
 				stats["search "+ss.name+": improved"]++
 			}
@@ -125,7 +128,27 @@ func TestTimelinePlanners(t *testing.T) {
 	if !testing.Short() {
 		// 7 of the 1,000 programs (none of the 40 of -short).
 		require.Greater(t, stats["search defaults: copies out early"], 0)
+		// 1 of the 1,000 under the wide settings (none under the defaults).
+		require.Greater(t, stats["search wide: evicts an idle activation"], 0)
 	}
+}
+
+// idleEviction reports whether res's plan copies a block into a slower
+// level at a timestep that neither reads nor writes it (the evict action
+// sending an idle activation out of the way), so that the test covers
+// such plans.
+func idleEviction(res *hieropt.Result) bool {
+	level := func(name string) int {
+		return slices.IndexFunc(res.Problem.HW.Levels, func(l hw.Level) bool { return l.Name == name })
+	}
+	return slices.ContainsFunc(res.Plan.Transfers, func(x plan.Transfer) bool {
+		b, ok := res.Problem.BlockID(x.Block)
+		if !ok || x.Load || level(x.ToLevel) <= level(x.FromLevel) {
+			return false
+		}
+		blk := res.Problem.Block(b)
+		return !slices.Contains(blk.Reads, x.At) && !slices.Contains(blk.Writes, x.At)
+	})
 }
 
 // asyncEviction reports whether res's plan has a transfer into a slower
