@@ -174,6 +174,9 @@ func randomProblem(rng *rand.Rand, n int) (*state.Problem, bool) {
 type propertyStats struct {
 	programs, states, eligible int
 	offered, infeasible        [actions.NumKinds]int
+	// idle counts the evict candidates that copy an idle activation out
+	// (timeline model), early is those whose copy starts before its At.
+	idle, early int
 }
 
 // agree steps the initializer through the program, as Run does, and
@@ -284,6 +287,14 @@ func checkEveryCandidate(t *testing.T, name string, p *state.Problem, lay *state
 			actions.EnumerateEvict(detached, lay, b, ts, opts, unitPrice, space, emit)
 			for _, c := range cands {
 				st.offered[c.Kind]++
+				for _, e := range c.Evicted {
+					if e.Copy {
+						st.idle++
+						if e.Lead > 0 {
+							st.early++
+						}
+					}
+				}
 				where = fmt.Sprintf("block %q at timestep %d: candidate %+v", p.Block(b).Name, ts, c)
 				if checkCandidate(t, p, lay, detached, in, c, initial, model) == infeasible {
 					st.infeasible[c.Kind]++

@@ -262,7 +262,9 @@ func TestTimelineInitializerRandom(t *testing.T) {
 	for k := actions.Kind(0); k < actions.NumKinds; k++ {
 		assert.Positive(t, st.offered[k], "no %s candidate", k)
 	}
-	t.Logf("%d programs, %d copies, residents %v; candidates per kind %v (%d programs)", planned, streamed, resident, st.offered, candidatePrograms)
+	assert.Positive(t, st.early, "no evict candidate copies an idle activation out early")
+	t.Logf("%d programs, %d copies, residents %v; candidates per kind %v (%d programs); idle activations evicted %d, early %d",
+		planned, streamed, resident, st.offered, candidatePrograms, st.idle, st.early)
 }
 
 // TestResidentOrder: FAST holds 1600 B; activation a (800 B) lives over
