@@ -67,7 +67,10 @@
 // constants at 0). Blocks are copied only at timesteps that touch them
 // (Problem.Touched: that read, write or create them), so the walk finds
 // the copies due at t, and the reservations starting at t, among the
-// blocks touched at t .. t+Horizon.
+// blocks touched at t .. t+Horizon. The one exception is the search's
+// evict action, which copies an idle activation out at the timestep it
+// acts at: no walk looks for copies at or before the search's current
+// timestep (package actions' doc).
 //
 // # Free since
 //

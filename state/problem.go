@@ -177,7 +177,8 @@ func (p *Problem) Home(b int) int {
 
 // Touched returns, under Timeline, the IDs of the blocks timestep t
 // accesses or creates, in ID order: the only blocks a planner copies at t
-// (see Occupancy's walk). The slice must not be modified.
+// (see Occupancy's walk; the search's evict of an idle activation aside).
+// The slice must not be modified.
 func (p *Problem) Touched(t int) []int32 { return p.touched[t] }
 
 // Rank returns block b's index in name order (names compared byte by
