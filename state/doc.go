@@ -69,8 +69,10 @@
 // the copies due at t, and the reservations starting at t, among the
 // blocks touched at t .. t+Horizon. The one exception is the search's
 // evict action, which copies an idle activation out at the timestep it
-// acts at: no walk looks for copies at or before the search's current
-// timestep (package actions' doc).
+// acts at: the walks that rebuild occupancies from copies never replay
+// the search's current timestep or an earlier one; only the initializer's
+// lateness estimate, which looks back at copies, misses them (package
+// actions' doc).
 //
 // # Free since
 //
