@@ -62,8 +62,9 @@ func Example() {
 
 // The plan document is what `hieropt optimize -o` writes, byte for byte
 // for the same documents and settings. Here a built-in workload on a
-// built-in profile, with the seed's own search: every timestep a segment,
-// a beam of one, no repacking.
+// built-in profile, priced by the model the profile names (the timeline
+// model: cost_model), with the seed's own search: every timestep a
+// segment, a beam of one, no repacking.
 func ExamplePlan() {
 	prog, err := workloads.Get("seed000-example")
 	if err != nil {
@@ -88,8 +89,9 @@ func ExamplePlan() {
 	//   "workload": "seed000-example",
 	//   "hardware": "ethos-u55",
 	//   "time_unit": "cycle",
-	//   "planner": "search: segments=every beam=1 actions=move,swap,reuse,evict max-candidates=4 repack=off",
-	//   "cost": {"initial": 3744, "final": 3744},
+	//   "cost_model": "timeline",
+	//   "planner": "search: segments=every beam=1 actions=move,swap,reuse,evict,prefetch max-candidates=4 repack=off",
+	//   "cost": {"initial": 4060, "final": 4060},
 	//   "placements": [
 	//     {"block":"op0.out","from":0,"to":2,"level":"SRAM","offset":0},
 	//     {"block":"op1.out","from":1,"to":4,"level":"SRAM","offset":4192256},
@@ -123,7 +125,9 @@ func Example_verify() {
 		fmt.Println(err)
 		return
 	}
-	p, err := state.Bind(prog, prof, "workload")
+	// Bound for the plan's model: a timeline plan's copy starts and loads
+	// read only in a problem bound with the timeline's semantics.
+	p, err := state.Bind(prog, prof, "workload", state.Semantics{Timeline: res.Model.Timeline()})
 	if err != nil {
 		fmt.Println(err)
 		return

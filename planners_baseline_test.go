@@ -3,7 +3,6 @@ package hieropt_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -21,21 +20,21 @@ import (
 // TestBaselinePlannersShipped: seed004-pipeline and xla-msa plan every
 // shipped workload that fits a profile under the timeline model into a
 // plan that Plan's check passes (rules 1-10, the timeline cost): on the
-// test profile testdata/hw/ethos-u55-timeline.yaml (the Ethos-U55 with its
-// flash read-only, a compute unit and one DMA channel: the activations
-// fit only the SRAM) and on the Ethos-U65 (a writable DRAM) priced by the
-// timeline model. A workload that fits nowhere (no planning finds no
+// built-in Ethos-U55 (its flash read-only, a compute unit and one DMA
+// channel: the activations fit only the SRAM) and Ethos-U65 (a writable
+// DRAM, two channels), both of the timeline model. A workload that fits nowhere (no planning finds no
 // plan, e.g. GPT-2's 6 MiB logits on the U55's 4 MiB SRAM) is skipped,
 // and at least one on each profile must not be.
 func TestBaselinePlannersShipped(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plans every shipped workload twice on two profiles")
 	}
-	u55, err := profiles.Load(filepath.Join("testdata", "hw", "ethos-u55-timeline.yaml"))
+	u55, err := profiles.Get("ethos-u55")
 	require.NoError(t, err)
 	require.Equal(t, "timeline", u55.CostModel)
 	u65, err := profiles.Get("ethos-u65")
 	require.NoError(t, err)
+	require.Equal(t, "timeline", u65.CostModel)
 	for _, prof := range []*hw.Profile{u55, u65} {
 		planned := 0
 		for _, name := range workloads.Names() {

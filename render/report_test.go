@@ -28,8 +28,16 @@ import (
 	"github.com/hieropt/hieropt/workload"
 )
 
+// rtProblem binds prog to hwArg, a built-in name meaning that profile's
+// seed-model copy (testdata/hw/seed003/NAME.yaml: its levels, no compute,
+// dma, read-only level or cost_model): these tests draw the seed model's
+// plans (state.Bind without Semantics), and the built-in profiles name
+// the timeline model.
 func rtProblem(t testing.TB, prog *workload.Program, hwArg string) *state.Problem {
 	t.Helper()
+	if _, ok := profiles.YAML(hwArg); ok {
+		hwArg = filepath.Join("..", "testdata", "hw", "seed003", hwArg+".yaml")
+	}
 	prof, err := profiles.Load(hwArg)
 	require.NoError(t, err)
 	p, err := state.Bind(prog, prof, "test")

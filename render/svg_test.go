@@ -18,6 +18,7 @@ import (
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/gen"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/render"
@@ -27,10 +28,24 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-func problem(t testing.TB, prog *workload.Program, hwArg string) *state.Problem {
+// seedProfile loads hwArg as profiles.Load does, but a built-in name as
+// that profile's seed-model copy (testdata/hw/seed003/NAME.yaml: its
+// levels, no compute, dma, read-only level or cost_model): these tests
+// draw the seed model's plans (state.Bind without Semantics), and the
+// built-in profiles name the timeline model.
+func seedProfile(t testing.TB, hwArg string) *hw.Profile {
 	t.Helper()
+	if _, ok := profiles.YAML(hwArg); ok {
+		hwArg = filepath.Join("..", "testdata", "hw", "seed003", hwArg+".yaml")
+	}
 	prof, err := profiles.Load(hwArg)
 	require.NoError(t, err)
+	return prof
+}
+
+func problem(t testing.TB, prog *workload.Program, hwArg string) *state.Problem {
+	t.Helper()
+	prof := seedProfile(t, hwArg)
 	p, err := state.Bind(prog, prof, "test")
 	require.NoError(t, err)
 	return p

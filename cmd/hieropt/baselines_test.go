@@ -11,12 +11,13 @@ import (
 )
 
 // TestBaselinePlannersCLI: --initializer names issue 15's baselines;
-// their plans on the timeline test profile pass verify; compare has a
+// their plans on the built-in Ethos-U55 (timeline model) pass verify; compare has a
 // row for each, and on a seed-model profile the pipeline's row says it
 // plans for the timeline model only.
 func TestBaselinePlannersCLI(t *testing.T) {
 	dir := t.TempDir()
-	prof := repo("testdata", "hw", "ethos-u55-timeline.yaml")
+	prof := "ethos-u55"
+	seed := seedHW("ethos-u55")
 	for _, pl := range []string{"seed004-pipeline", "xla-msa"} {
 		out := filepath.Join(dir, pl+".json")
 		r := runCLI(t, "", "optimize", "--workload", "squeezenet1_1-int8", "--hw", prof, "--initializer", pl, "-o", out)
@@ -28,7 +29,7 @@ func TestBaselinePlannersCLI(t *testing.T) {
 		v := runCLI(t, "", "verify", "--workload", "squeezenet1_1-int8", "--hw", prof, out)
 		require.Equal(t, exitOK, v.code, v.stdout+v.stderr)
 	}
-	r := runCLI(t, "", "optimize", "--workload", "squeezenet1_1-int8", "--hw", "ethos-u55", "--initializer", "seed004-pipeline", "-o", filepath.Join(dir, "no.json"))
+	r := runCLI(t, "", "optimize", "--workload", "squeezenet1_1-int8", "--hw", seed, "--initializer", "seed004-pipeline", "-o", filepath.Join(dir, "no.json"))
 	assert.NotEqual(t, exitOK, r.code)
 	assert.Contains(t, r.stderr, "seed004-pipeline plans for the timeline model (this plan's model is seed003): --cost-model timeline")
 	assert.NoFileExists(t, filepath.Join(dir, "no.json"))
@@ -56,8 +57,9 @@ func TestBaselinePlannersCLI(t *testing.T) {
 	// bench: a row per pair, the pipeline's plan costlier than cost.initial
 	// on this profile (it is a baseline, not the search), and under the
 	// seed model a row that says why there is none.
-	r = runCLI(t, "", "bench", "--workloads", "squeezenet1_1-int8", "--hw", "ethos-u55,"+prof, "--initializer", "seed004-pipeline", "--format", "csv")
+	r = runCLI(t, "", "bench", "--workloads", "squeezenet1_1-int8", "--hw", seed+","+prof, "--initializer", "seed004-pipeline", "--format", "csv")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "not for this model: seed004-pipeline plans for the timeline model")
-	assert.Regexp(t, `\nsqueezenet1_1-int8,ethos-u55-timeline,[0-9.]+,[0-9.]+,[^\n]*,valid\n`, r.stdout)
+	assert.Regexp(t, `\nsqueezenet1_1-int8,ethos-u55-seed003,[^\n]*,not for this model: seed004-pipeline plans for the timeline model`, r.stdout)
+	assert.Regexp(t, `\nsqueezenet1_1-int8,ethos-u55,[0-9.]+,[0-9.]+,[^\n]*,valid\n`, r.stdout)
 }

@@ -11,6 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestCompare: on the built-in Ethos-U55 (timeline model) the search is
+// the cheapest valid plan; the single arenas (27-29 MiB) fit no writable
+// level (its flash is read-only) and the LRU cache, priced by seed003's
+// formulas, has no row; on a seed-model test profile every planner's row.
 func TestCompare(t *testing.T) {
 	r := runCLI(t, "", "compare", "--workload", "resnet50-int8", "--hw", "ethos-u55", "--format", "json")
 	require.Equal(t, exitOK, r.code, r.stderr)
@@ -24,12 +28,12 @@ func TestCompare(t *testing.T) {
 		} `json:"planners"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
-	require.Len(t, out.Rows, 10)
+	require.Len(t, out.Rows, 9)
 	var best string
 	cheapest := 0.0
 	for _, row := range out.Rows {
-		if row.Infeasible { // seed004-pipeline under the seed model
-			assert.Equal(t, "seed004-pipeline", row.Planner)
+		if row.Infeasible { // the arenas: larger than the SRAM
+			assert.Contains(t, []string{"pack arena", "seed000 arena", "seed001 arena", "seed004 arena"}, row.Planner)
 			continue
 		}
 		assert.GreaterOrEqual(t, row.Cost, out.Bound, row.Planner)

@@ -43,6 +43,15 @@ func runCLI(t *testing.T, stdin string, args ...string) result {
 	return result{code, out.String(), errb.String()}
 }
 
+// seedHW is the path of the seed-model copy of the built-in profile name
+// (testdata/hw/seed003/NAME.yaml: its levels without compute, dma,
+// read-only levels or cost_model; named NAME-seed003), for the tests of
+// the seed model's behaviour and numbers. The built-in profiles name the
+// timeline model.
+func seedHW(name string) string {
+	return repo("testdata", "hw", "seed003", name+".yaml")
+}
+
 func repo(parts ...string) string {
 	return filepath.Join(append([]string{"..", ".."}, parts...)...)
 }
@@ -58,11 +67,13 @@ func testProblem(t *testing.T, workloadArg, hwArg string) *state.Problem {
 
 // verifyPlan checks a plan file with the plan checker (package verify),
 // cost.initial against the planner's initializer (or fallback) plan under
-// the plan's cost model, and requires it valid.
+// the plan's cost model (the problem bound for that model's semantics, as
+// hieropt verify binds it), and requires it valid.
 func verifyPlan(t *testing.T, workloadArg, hwArg, planFile string) *verify.Report {
 	t.Helper()
-	p := testProblem(t, workloadArg, hwArg)
 	pl, err := plan.ReadFile(planFile)
+	require.NoError(t, err)
+	p, err := planProblem(testProblem(t, workloadArg, hwArg), pl)
 	require.NoError(t, err)
 	model, ok := costmodel.Lookup(cmp.Or(pl.CostModel, costmodel.Default))
 	require.True(t, ok, pl.CostModel)
@@ -99,7 +110,9 @@ func TestOptimizeEveryWorkloadAndProfile(t *testing.T) {
 				assert.Regexp(t, `^hieropt: (workload ".*" cannot fit hardware profile|block ".*" \(\d+ B\) created at timestep \d+ fits no level)`, r.stderr)
 				assert.NoFileExists(t, out)
 			case exitInput:
-				assert.Regexp(t, `^hieropt: workload "builtin:.*": block ".*": size \d+ B is larger than every level`, r.stderr)
+				// (every writable level on the Ethos-U55 and the K210, whose
+				// flash is read-only: FORMATS.md rule 7)
+				assert.Regexp(t, `^hieropt: workload "builtin:.*": block ".*": size \d+ B is larger than every (writable )?level`, r.stderr)
 				assert.NoFileExists(t, out)
 			default:
 				t.Fatalf("%s on %s: exit %d: %s", w, h, r.code, r.stderr)
@@ -109,7 +122,9 @@ func TestOptimizeEveryWorkloadAndProfile(t *testing.T) {
 			}
 		}
 	}
-	assert.GreaterOrEqual(t, planned, 80, "most pairs fit")
+	// The 91 pairs but the 14 that fit nowhere (hieropt's
+	// TestEveryShippedPair, unfitPairs, names them).
+	assert.Equal(t, 77, planned)
 }
 
 func TestOptimizeIsDeterministic(t *testing.T) {
@@ -117,7 +132,7 @@ func TestOptimizeIsDeterministic(t *testing.T) {
 	var first []byte
 	for i := 0; i < 3; i++ {
 		out := filepath.Join(dir, "plan.json")
-		r := runCLI(t, "", "optimize", "--workload", "gpt2-small-like-int8", "--hw", "ethos-u55", "--no-search", "-o", out)
+		r := runCLI(t, "", "optimize", "--workload", "gpt2-small-like-int8", "--hw", "ethos-u65", "--no-search", "-o", out)
 		require.Equal(t, exitOK, r.code, r.stderr)
 		data, err := os.ReadFile(out)
 		require.NoError(t, err)
@@ -157,6 +172,7 @@ func TestGoldenPlans(t *testing.T) {
 		{"seed000-example.one-level-8k", "seed000-example", repo("testdata", "hw", "one-level-8k.yaml")},
 		{"seed000-example.two-level-5k", "seed000-example", repo("testdata", "hw", "two-level-5k.yaml")},
 		{"squeezenet1_1-int8.ethos-u55", "squeezenet1_1-int8", "ethos-u55"},
+		{"squeezenet1_1-int8.ethos-u55-seed003", "squeezenet1_1-int8", seedHW("ethos-u55")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -278,9 +294,9 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestInfeasibleExitsOne(t *testing.T) {
-	r := runCLI(t, "", "optimize", "--workload", "resnet50-fp32", "--hw", "k210", "-o", filepath.Join(t.TempDir(), "p.json"))
+	r := runCLI(t, "", "optimize", "--workload", "resnet50-int8", "--hw", "k210", "-o", filepath.Join(t.TempDir(), "p.json"))
 	assert.Equal(t, exitFailed, r.code)
-	assert.Equal(t, `hieropt: workload "resnet50-fp32" cannot fit hardware profile "k210": at timestep 0 its live blocks need at least 113629888 B but the levels hold 25165824 B in total (AISRAM 2097152 B + SRAM 6291456 B + Flash 16777216 B); largest live blocks: "layer4.0.conv2.weight" (9437184 B), "layer4.1.conv2.weight" (9437184 B), "layer4.2.conv2.weight" (9437184 B)`+"\n", r.stderr)
+	assert.Equal(t, `hieropt: workload "resnet50-int8" cannot fit hardware profile "k210": at timestep 0 its live blocks need at least 28407488 B but the levels hold 25165824 B in total (AISRAM 2097152 B + SRAM 6291456 B + Flash 16777216 B); largest live blocks: "layer4.0.conv2.weight" (2359296 B), "layer4.1.conv2.weight" (2359296 B), "layer4.2.conv2.weight" (2359296 B)`+"\n", r.stderr)
 }
 
 func TestSettingsFromEnvAndConfig(t *testing.T) {
@@ -401,9 +417,9 @@ func TestProfilesAndInspect(t *testing.T) {
 	l := runCLI(t, "", "inspect", "--list")
 	require.Equal(t, exitOK, l.code)
 	assert.Equal(t, len(workloads.Names())+1, strings.Count(l.stdout, "\n"))
-	f := runCLI(t, "", "inspect", "--workload", "resnet50-fp32", "--hw", "k210")
+	f := runCLI(t, "", "inspect", "--workload", "resnet50-int8", "--hw", "k210")
 	assert.Equal(t, exitFailed, f.code)
-	assert.Contains(t, f.stdout, "\nfits            k210: no: workload \"resnet50-fp32\" cannot fit hardware profile \"k210\": ")
+	assert.Contains(t, f.stdout, "\nfits            k210: no: workload \"resnet50-int8\" cannot fit hardware profile \"k210\": ")
 	// A profile name longer than the others' column still reads as a
 	// sentence.
 	y = runCLI(t, "", "inspect", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "two-level-5k.yaml"))
@@ -469,6 +485,50 @@ func TestBuiltinWorkloadsAreTheShippedFiles(t *testing.T) {
 	}
 }
 
+// TestBuiltinProfilesNameTheTimeline: every built-in profile names the
+// timeline model with its compute and DMA figures (profiles lists them,
+// a read-only level marked), and optimize prices plans on it by that
+// model unless --cost-model says otherwise: under seed003 the Ethos-U65
+// (no read-only level) gives the very plan of its seed-model copy.
+func TestBuiltinProfilesNameTheTimeline(t *testing.T) {
+	r := runCLI(t, "", "profiles")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, len(profiles.Names()), strings.Count(r.stdout, "  cost model timeline: "), r.stdout)
+	assert.Contains(t, r.stdout, "\n           OffChipFlash (read-only)  128.0 MiB  16     64          1           64           1\n"+
+		"           cost model timeline: 256 MACs per cycle + 500 cycles per op, 1 DMA channel\n")
+	assert.Contains(t, r.stdout, "\n      Flash (read-only)  16.0 MiB  64     160         0.25        160          0.25\n")
+	assert.Contains(t, r.stdout, "\n           cost model timeline: 256 MACs per cycle + 500 cycles per op, 2 DMA channels\n") // ethos-u65
+	r = runCLI(t, "", "profiles", seedHW("ethos-u65"))
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "\n                   cost model seed003 (no cost_model: the default)\n")
+
+	dir := t.TempDir()
+	tl, seed, copied := filepath.Join(dir, "tl.json"), filepath.Join(dir, "seed.json"), filepath.Join(dir, "copy.json")
+	r = runCLI(t, "", "optimize", "--workload", "squeezenet1_1-int8", "--hw", "ethos-u65", "--no-search", "-o", tl)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "cost       2164566.67 cycles (timeline model)")
+	r = runCLI(t, "", "optimize", "--workload", "squeezenet1_1-int8", "--hw", "ethos-u65", "--no-search", "--cost-model", "seed003", "-o", seed)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "cost       1543598.33 cycles (seed003 model)")
+	r = runCLI(t, "", "optimize", "--workload", "squeezenet1_1-int8", "--hw", seedHW("ethos-u65"), "--no-search", "-o", copied)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	for _, f := range []string{tl, seed} {
+		verifyPlan(t, "squeezenet1_1-int8", "ethos-u65", f)
+		v := runCLI(t, "", "verify", "--workload", "squeezenet1_1-int8", "--hw", "ethos-u65", f)
+		assert.Equal(t, exitOK, v.code, v.stdout+v.stderr)
+	}
+	tlPlan, err := plan.ReadFile(tl)
+	require.NoError(t, err)
+	assert.Equal(t, "timeline", tlPlan.CostModel)
+	a, err := os.ReadFile(seed)
+	require.NoError(t, err)
+	b, err := os.ReadFile(copied)
+	require.NoError(t, err)
+	assert.Contains(t, string(a), `"hardware": "ethos-u65",`)
+	assert.NotContains(t, string(a), `"cost_model"`, "seed003, the format's default, is not written")
+	assert.Equal(t, strings.Replace(string(b), `"hardware": "ethos-u65-seed003",`, `"hardware": "ethos-u65",`, 1), string(a))
+}
+
 func mustProfile(t *testing.T, name string) *hw.Profile {
 	t.Helper()
 	p, err := profiles.Get(name)
@@ -485,13 +545,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// TestOptimizeSearches: optimize on a built-in profile searches under the
+// model the profile names, the timeline model (prefetch in the default
+// action set); the initializer's plan of resnet50-int8 on the Ethos-U55
+// costs 39015738 cycles there, under no planning's 40911666 (compare's
+// first rows), and the search's less.
 func TestOptimizeSearches(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "p.json")
 	r := runCLI(t, "", "optimize", "--workload", "resnet50-int8", "--hw", "ethos-u55", "-o", out)
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stderr, "planner    search: segments=auto beam=4 actions=move,swap,reuse,evict max-candidates=4")
-	assert.Regexp(t, `cost       \d+\.\d\d cycles \(seed003 model\); initial 88667567\.00, \d+\.\d\d% less`, r.stderr)
+	assert.Contains(t, r.stderr, "planner    search: segments=auto beam=4 actions=move,swap,reuse,evict,prefetch max-candidates=4")
+	assert.Regexp(t, `cost       \d+\.\d\d cycles \(timeline model\); initial 39015738\.00, \d+\.\d\d% less`, r.stderr)
 	assert.Contains(t, r.stderr, "search     converged after 174 of 174 timesteps")
 	res := verifyPlan(t, "resnet50-int8", "ethos-u55", out)
 	pl, err := plan.ReadFile(out)

@@ -19,7 +19,8 @@ import (
 func TestRender(t *testing.T) {
 	dir := t.TempDir()
 	before, after := filepath.Join(dir, "before.json"), filepath.Join(dir, "after.json")
-	args := []string{"--workload", "resnet50-int8", "--hw", "ethos-u55"}
+	// The seed model's plans (one placement per block in the initializer's).
+	args := []string{"--workload", "resnet50-int8", "--hw", seedHW("ethos-u55")}
 	r := runCLI(t, "", append([]string{"optimize", "--no-search", "-q", "-o", before}, args...)...)
 	require.Equal(t, exitOK, r.code, r.stderr)
 	r = runCLI(t, "", append([]string{"optimize", "-q", "--ascii", "-o", after}, args...)...)
@@ -55,7 +56,7 @@ func TestRender(t *testing.T) {
 
 	// Bad input: one line, the right exit code, no file.
 	bad := filepath.Join(dir, "bad.svg")
-	r = runCLI(t, "", "render", "--workload", "resnet18-int8", "--hw", "ethos-u55", after, "-o", bad)
+	r = runCLI(t, "", "render", "--workload", "resnet18-int8", "--hw", seedHW("ethos-u55"), after, "-o", bad)
 	assert.Equal(t, exitInput, r.code)
 	assert.Equal(t, `hieropt: plan "`+after+`": plan is for workload "resnet50-int8", not "resnet18-int8"`+"\n", r.stderr)
 	data, err = os.ReadFile(after)
@@ -64,7 +65,7 @@ func TestRender(t *testing.T) {
 	require.NoError(t, os.WriteFile(unknown, []byte(strings.Replace(string(data), `"level":"SRAM"`, `"level":"L9"`, 1)), 0o644))
 	r = runCLI(t, "", append([]string{"render", unknown, "-o", bad}, args...)...)
 	assert.Equal(t, exitInput, r.code)
-	assert.Regexp(t, `^hieropt: plan ".*unknown.json": placements\[\d+\]: level "L9" is not in hardware profile "ethos-u55"\n$`, r.stderr)
+	assert.Regexp(t, `^hieropt: plan ".*unknown.json": placements\[\d+\]: level "L9" is not in hardware profile "ethos-u55-seed003"\n$`, r.stderr)
 	broken := filepath.Join(dir, "broken.json")
 	require.NoError(t, os.WriteFile(broken, []byte(strings.Replace(string(data), `"final": `, `"final": 1`, 1)), 0o644))
 	r = runCLI(t, "", append([]string{"render", broken, "-o", bad}, args...)...)

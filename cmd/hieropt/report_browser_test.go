@@ -205,8 +205,9 @@ func placementCount(p *state.Problem, lays ...*state.Layout) int {
 	return n
 }
 
-// TestReportInBrowser: the report of resnet50-int8 on the Ethos-U55
-// (initializer vs search) opens in headless Chromium with no error, draws
+// TestReportInBrowser: the report of resnet50-int8 on the Ethos-U55's
+// seed-model copy (initializer vs search; TestReportInBrowserTimeline
+// draws a timeline plan) opens in headless Chromium with no error, draws
 // every placement of both plans in four panels, and the two diagrams
 // differ where the search moved blocks.
 func TestReportInBrowser(t *testing.T) {
@@ -215,7 +216,7 @@ func TestReportInBrowser(t *testing.T) {
 	defer cancel()
 
 	a := &app{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
-	p, err := a.loadProblem("resnet50-int8", "ethos-u55")
+	p, err := a.loadProblem("resnet50-int8", seedHW("ethos-u55"))
 	require.NoError(t, err)
 	ini := state.NewLayout(p.Blocks())
 	_, err = actions.NewInitializer(p).Run(ini, 0)

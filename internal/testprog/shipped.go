@@ -4,16 +4,24 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
 
 // ShippedPairs returns every shipped workload (root/workloads)
-// bound to every built-in profile that can hold it (Bind succeeds and
-// CheckCapacity passes): the pairs the tests that cover "every shipped
-// workload on every built-in profile" run on, workloads in file order,
-// profiles in name order. p.Prog.Name and p.HW.Name say which pair it is.
+// bound to every built-in profile's seed-model copy (root/testdata/hw/
+// seed003/NAME.yaml, the built-in's levels without compute, dma,
+// read-only levels or cost_model) that can hold it (Bind succeeds and
+// CheckCapacity passes): the pairs the tests of the seed model's
+// behaviour on "every shipped workload on every built-in profile" run on,
+// bound, as state.Bind binds without Semantics, under the seed's
+// semantics. Workloads in file order, profiles in name order;
+// p.Prog.Name and p.HW.Name (NAME-seed003) say which pair it is. The
+// built-in profiles themselves name the timeline model; the tests of
+// those plan them with hieropt.Plan, which binds under the profile's
+// model.
 func ShippedPairs(t testing.TB, root string) []*state.Problem {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(root, "workloads", "*.json"))
@@ -27,7 +35,7 @@ func ShippedPairs(t testing.TB, root string) []*state.Problem {
 			t.Fatal(err)
 		}
 		for _, h := range profiles.Names() {
-			prof, err := profiles.Get(h)
+			prof, err := hw.ReadFile(filepath.Join(root, "testdata", "hw", "seed003", h+".yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
