@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The README's table of the timeline model on the Ethos-U profiles: for
-# every shipped network, `hieropt compare` under each profile's timeline
-# figures (testdata/hw/ethos-u55-timeline.yaml, ethos-u65-timeline.yaml),
-# the cost of no planning, seed004-pipeline, xla-msa and the search, the
+# every shipped network, `hieropt compare` on the built-in profiles
+# ethos-u55 and ethos-u65 (which name the timeline model), the cost of no planning, seed004-pipeline, xla-msa and the search, the
 # search's stall time and the share of the possible gain it captures
 # ((no planning - cost) / (no planning - the timeline bound)). A pair
 # that cannot fit gets a row that says so. Usage:
@@ -14,7 +13,7 @@ echo "| workload | profile | no planning | seed004-pipeline | xla-msa | search |
 echo "|---|---|---:|---:|---:|---:|---:|---:|---|"
 for w in $(ls workloads/*.json | xargs -n1 basename | sed 's/\.json$//'); do
   for h in ethos-u55 ethos-u65; do
-    if ! out=$("${hieropt[@]}" compare --workload "$w" --hw "testdata/hw/$h-timeline.yaml" --format csv 2>&1); then
+    if ! out=$("${hieropt[@]}" compare --workload "$w" --hw "$h" --format csv 2>&1); then
       why=$(printf '%s' "$out" | head -1 | sed -e 's/^hieropt: //' -e 's/^workload "[^"]*": //' | cut -c1-110)
       echo "| $w | $h | - | - | - | - | - | - | does not fit: $why... |"
       continue

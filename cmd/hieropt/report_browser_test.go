@@ -233,7 +233,7 @@ func TestReportInBrowser(t *testing.T) {
 	require.NoError(t, a.writeReport(file, p, ini, res.Layout, res.Model, res.Plan.Planner, reportSearchSettings(s, res, time.Since(start))))
 	info, err := os.Stat(file)
 	require.NoError(t, err)
-	t.Logf("resnet50-int8 on ethos-u55: report %d bytes (%.0f KiB)", info.Size(), float64(info.Size())/1024)
+	t.Logf("resnet50-int8 on %s: report %d bytes (%.0f KiB)", p.HW.Name, info.Size(), float64(info.Size())/1024)
 
 	facts, problems, shot, _ := browse(t, ctx, file)
 	assert.Empty(t, problems, "console errors")
