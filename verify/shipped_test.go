@@ -1,12 +1,14 @@
 package verify_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -245,7 +247,10 @@ func countReuses(pl *plan.Plan) int {
 }
 
 // TestGoldenPlans: the golden plans under testdata/golden pass verify with
-// the costs package costmodel gives them.
+// the costs package costmodel gives them, under the plan's cost model (a
+// problem bound with its semantics). A plan's hardware is a built-in
+// profile, a seed-model copy of one (NAME-seed003:
+// testdata/hw/seed003/NAME.yaml) or a test profile of testdata/hw.
 func TestGoldenPlans(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "golden", "*.json"))
 	require.NoError(t, err)
@@ -258,12 +263,18 @@ func TestGoldenPlans(t *testing.T) {
 			require.NoError(t, err)
 			prof, err := profiles.Get(pl.Hardware)
 			if err != nil {
-				prof, err = profiles.Load(filepath.Join("..", "testdata", "hw", pl.Hardware+".yaml"))
+				file := filepath.Join("..", "testdata", "hw", pl.Hardware+".yaml")
+				if name, ok := strings.CutSuffix(pl.Hardware, "-seed003"); ok {
+					file = filepath.Join("..", "testdata", "hw", "seed003", name+".yaml")
+				}
+				prof, err = profiles.Load(file)
 			}
 			require.NoError(t, err)
-			p, err := state.Bind(prog, prof, "golden")
+			model, ok := costmodel.Lookup(cmp.Or(pl.CostModel, costmodel.Default))
+			require.True(t, ok, pl.CostModel)
+			p, err := state.Bind(prog, prof, "golden", state.Semantics{Timeline: model.Timeline()})
 			require.NoError(t, err)
-			agree(t, p, pl, costmodel.Seed003{})
+			agree(t, p, pl, model)
 		})
 	}
 }
