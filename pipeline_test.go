@@ -380,7 +380,7 @@ var unfitPairs = map[[2]string]string{
 // (an input or capacity error, no plan), every other pair must plan: 77
 // of the 91. The pairs run as parallel subtests, each search on one
 // worker: two searches on two cores beat one on two, where most pairs are
-// too short to share (on the project's 2-core VM, 39-40 s against 47 s
+// too short to share (on the project's 2-core VM, otherwise idle, 39-40 s against 47 s
 // for the pairs one after another with two workers each). Under -short
 // (CI's race run: 3.5 s) only squeezenet1_1-int8 and seed000-example are
 // planned on each profile, and the unfit pairs, which fail as they are
