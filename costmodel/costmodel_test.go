@@ -88,7 +88,10 @@ func TestChargesSumToBlockCost(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "workloads", "*.json"))
 	require.NoError(t, err)
 	for _, name := range profiles.Names() {
-		prof, err := profiles.Get(name)
+		// The seed-model copy of the built-in (a problem bound without
+		// Semantics; under the timeline model the built-ins' steps do not
+		// add up to the total: Report.Timeline).
+		prof, err := hw.ReadFile(filepath.Join("..", "testdata", "hw", "seed003", name+".yaml"))
 		require.NoError(t, err)
 		for _, f := range files {
 			prog, err := workload.ReadFile(f)

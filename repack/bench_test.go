@@ -3,13 +3,14 @@ package repack_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/gen"
-	"github.com/hieropt/hieropt/profiles"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/repack"
 	"github.com/hieropt/hieropt/state"
 )
@@ -22,7 +23,7 @@ func BenchmarkRepack(b *testing.B) {
 		b.Run(fmt.Sprintf("ops=%d", ops), func(b *testing.B) {
 			prog, err := gen.Generate(gen.Options{Ops: ops, Mix: "mixed", Seed: 1})
 			require.NoError(b, err)
-			prof, err := profiles.Get("h100-sm")
+			prof, err := hw.ReadFile(filepath.Join("..", "testdata", "hw", "seed003", "h100-sm.yaml")) // the seed model's
 			require.NoError(b, err)
 			p, err := state.Bind(prog, prof, "gen")
 			require.NoError(b, err)

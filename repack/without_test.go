@@ -29,10 +29,10 @@ func TestWithoutMatchesRebuild(t *testing.T) {
 		workload, hw string
 		timeline     bool
 	}{
-		{"resnet18-int8", "../configs/hw/ethos-u65.yaml", false},
-		{"mobilenet_v2-int8", "../testdata/hw/ethos-u55-timeline.yaml", true},
-		{"gpt2-small-like-int8", "../testdata/hw/tpu-v4-core-timeline.yaml", true},
-		{"gen-1000", "../testdata/hw/h100-sm-timeline.yaml", true},
+		{"resnet18-int8", "../testdata/hw/seed003/ethos-u65.yaml", false},
+		{"mobilenet_v2-int8", "../configs/hw/ethos-u55.yaml", true},
+		{"gpt2-small-like-int8", "../configs/hw/tpu-v4-core.yaml", true},
+		{"gen-1000", "../configs/hw/h100-sm.yaml", true},
 	}
 	mixed, probed := 0, 0
 	for _, tc := range cases {

@@ -3,7 +3,6 @@ package search_test
 import (
 	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,6 +13,7 @@ import (
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
 	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/segments"
 	"github.com/hieropt/hieropt/state"
@@ -124,7 +124,7 @@ func TestTimelineBeatsGreedyInitializer(t *testing.T) {
 }
 
 // TestTimelineReplanReachesBack walks generated 80-op programs on the
-// Ethos-U55 test profile under the timeline model (testdata/hw, the
+// built-in Ethos-U55 under the timeline model (the
 // initializer streaming weights into SRAM up to Horizon ops early) with
 // Check on. Re-planning a candidate must go on while a copy of the
 // parent's later plan has its reservation start in the period the
@@ -132,7 +132,7 @@ func TestTimelineBeatsGreedyInitializer(t *testing.T) {
 // walk kept such a copy where a re-planned block had been put, and broke
 // (an overlap in the occupancy: cnn seed 1, mixed seeds 1 and 2).
 func TestTimelineReplanReachesBack(t *testing.T) {
-	prof, err := hw.ReadFile(filepath.Join("..", "testdata", "hw", "ethos-u55-timeline.yaml"))
+	prof, err := profiles.Get("ethos-u55")
 	require.NoError(t, err)
 	m := timelineModel(t)
 	opts := []gen.Options{{Ops: 80, Mix: gen.MixCNN, Seed: 1}, {Ops: 80, Mix: gen.MixMixed, Seed: 1}, {Ops: 80, Mix: gen.MixMixed, Seed: 2}}
