@@ -159,6 +159,17 @@ func parseBlock(doc string, i int, raw json.RawMessage, numOps int) (Block, erro
 		return b, inputerr.New(doc, item, "align %d: must be > 0 bytes", align)
 	}
 	b.Align = align
+	tensor, present, err := o.Int64("tensor", false)
+	if err != nil {
+		return b, err
+	}
+	if present {
+		if tensor < 0 || tensor > math.MaxInt32 {
+			return b, inputerr.New(doc, item, "tensor %d: must be a tensor index >= 0", tensor)
+		}
+		t := int(tensor)
+		b.Tensor = &t
+	}
 	return b, nil
 }
 
@@ -199,6 +210,7 @@ type jsonBlock struct {
 	Reusable bool   `json:"reusable,omitempty"`
 	Level    string `json:"level,omitempty"`
 	Align    int64  `json:"align,omitempty"`
+	Tensor   *int   `json:"tensor,omitempty"`
 }
 
 // Write writes p as a workload document: one op or block per line, so that
@@ -227,7 +239,7 @@ func (p *Program) Write(w io.Writer) error {
 	for i := range p.Blocks {
 		b := &p.Blocks[i]
 		jb := jsonBlock{Name: b.Name, Size: b.Size, Kind: b.Kind.String(), First: b.First, Last: b.Last,
-			Writes: nonNil(b.Writes), Reads: nonNil(b.Reads), Reusable: b.Reusable, Level: b.Level, Align: b.Align}
+			Writes: nonNil(b.Writes), Reads: nonNil(b.Reads), Reusable: b.Reusable, Level: b.Level, Align: b.Align, Tensor: b.Tensor}
 		line, err := json.Marshal(jb)
 		if err != nil {
 			return err

@@ -69,7 +69,7 @@ func TestParseOptionalFields(t *testing.T) {
 	  "ops": [{"name": "a", "type": "conv2d", "macs": 1e3, "note": "x"}, {"name": "b", "type": null}],
 	  "blocks": [
 	    {"name": "w", "size": 64, "kind": "constant", "first": 0, "last": 1, "writes": [], "reads": [0, 1],
-	     "level": "SRAM", "align": 128, "unknown": true},
+	     "level": "SRAM", "align": 128, "tensor": 0, "unknown": true},
 	    {"name": "o", "size": 8, "kind": "output", "first": 0, "last": 1, "writes": [0], "reads": [1],
 	     "reusable": true, "level": null, "align": null}
 	  ]}`
@@ -78,10 +78,12 @@ func TestParseOptionalFields(t *testing.T) {
 	assert.Equal(t, "here", p.Source)
 	assert.Equal(t, []workload.Op{{Name: "a", Type: "conv2d", MACs: 1000}, {Name: "b"}}, p.Ops)
 	assert.Equal(t, workload.Block{Name: "w", Size: 64, Kind: workload.Constant, First: 0, Last: 1,
-		Writes: []int{}, Reads: []int{0, 1}, Level: "SRAM", Align: 128}, p.Blocks[0])
+		Writes: []int{}, Reads: []int{0, 1}, Level: "SRAM", Align: 128, Tensor: intPtr(0)}, p.Blocks[0])
 	assert.Equal(t, workload.Block{Name: "o", Size: 8, Kind: workload.Output, First: 0, Last: 1,
 		Writes: []int{0}, Reads: []int{1}, Reusable: true}, p.Blocks[1])
 }
+
+func intPtr(i int) *int { return &i }
 
 func TestParseBad(t *testing.T) {
 	tests := []struct {
@@ -220,6 +222,10 @@ func TestParseBad(t *testing.T) {
 			badDoc + `block "x": align -8: must be > 0 bytes`},
 		{"align fraction", block(`"size": 16, "kind": "activation", "first": 0, "last": 2, "writes": [0], "reads": [1], "align": 0.5`),
 			badDoc + `block "x": field "align": want an integer, got 0.5`},
+		{"negative tensor", block(`"size": 16, "kind": "activation", "first": 0, "last": 2, "writes": [0], "reads": [1], "tensor": -1`),
+			badDoc + `block "x": tensor -1: must be a tensor index >= 0`},
+		{"tensor fraction", block(`"size": 16, "kind": "activation", "first": 0, "last": 2, "writes": [0], "reads": [1], "tensor": 1.5`),
+			badDoc + `block "x": field "tensor": want an integer, got 1.5`},
 		{`level ""`, block(`"size": 16, "kind": "activation", "first": 0, "last": 2, "writes": [0], "reads": [1], "level": ""`),
 			badDoc + `block "x": field "level": empty level name`},
 		{"level not a string", block(`"size": 16, "kind": "activation", "first": 0, "last": 2, "writes": [0], "reads": [1], "level": 3`),
@@ -285,8 +291,8 @@ func TestWriteKeepsOptionalFields(t *testing.T) {
 		Ops:    []workload.Op{{Name: "a", Type: "conv2d", MACs: 1 << 40}, {Name: "b"}},
 		Blocks: []workload.Block{
 			{Name: "in", Size: 1 << 40, Kind: workload.Input, First: 0, Last: 1, Writes: []int{0}, Reads: []int{1}, Reusable: true},
-			{Name: "w", Size: 3, Kind: workload.Constant, First: 0, Last: 0, Reads: []int{0}, Level: "SRAM", Align: 64},
-			{Name: "s", Size: 5, Kind: workload.Scratch, First: 1, Last: 1},
+			{Name: "w", Size: 3, Kind: workload.Constant, First: 0, Last: 0, Reads: []int{0}, Level: "SRAM", Align: 64, Tensor: intPtr(0)},
+			{Name: "s", Size: 5, Kind: workload.Scratch, First: 1, Last: 1, Tensor: intPtr(12)},
 			{Name: "out", Size: 7, Kind: workload.Output, First: 1, Last: 1, Writes: []int{1}, Reads: []int{1}},
 		},
 	}

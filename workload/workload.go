@@ -75,6 +75,10 @@ type Block struct {
 	Level string
 	// Align is an extra alignment in bytes (0 = none).
 	Align int64
+	// Tensor, if set, is the index of the tensor the block comes from in
+	// the model it was imported from (import tflite sets it), so that a
+	// plan can be mapped back to the model; the planners ignore it.
+	Tensor *int
 }
 
 // Program is a workload: ops in execution order and the blocks they touch.
