@@ -1,0 +1,483 @@
+// Package tflite imports TensorFlow Lite models (.tflite flatbuffers) as
+// hieropt workloads, the way TensorFlow Lite Micro (TFLM) sees their
+// memory. It reads the model with the code that flatc generates from
+// TFLite's schema (package schema) and derives:
+//
+//   - one op per operator of subgraph 0, in order; its type is the builtin
+//     operator's name (CONV_2D) or the custom code; MACs are counted for
+//     CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, TRANSPOSE_CONV and
+//     CONV_3D from the shapes of their output and filter;
+//   - one block per tensor that TFLM would place, keeping the tensor's
+//     index (Block.Tensor): its size is the element count times the
+//     type's width (int8 and uint8 1 byte, int16 and float16 2, int32 and
+//     float32 4, int64 8, int4 1 byte per element), as TFLM's
+//     TfLiteEvalTensorByteLength computes a tensor's bytes; types that
+//     TFLM cannot size (string, resource, int2, float8) are an error;
+//   - a tensor whose buffer holds data is a constant, from timestep 0 to
+//     its last reader; a graph input lives from timestep 0, a graph output
+//     to the last timestep, a variable tensor for the whole run (an input
+//     block), a tensor read before any op writes it (Vela's scratch) from
+//     timestep 0 (an input block), and every other tensor from the first
+//     op that writes it to the last op that reads or writes it (TFLM's
+//     lifetimes, from op order, in micro_allocation_info.cc);
+//   - a tensor of zero bytes, a constant that no op reads, and a tensor
+//     that is neither a graph input or output nor any op's input or output
+//     get no block (TFLM never plans them);
+//   - an input or activation whose last reader is an elementwise or
+//     reshaping op (ADD, RELU, RESHAPE, ...) with an output of the same
+//     size is reusable (the op can run in place), as the ONNX importer
+//     marks it.
+//
+// Models with more than one subgraph (control flow) are refused: TFLM's
+// offline plan covers the tensors of every subgraph.
+package tflite
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/hieropt/hieropt/importer/tflite/schema"
+	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/workload"
+)
+
+// Options tune an import.
+type Options struct {
+	// Name is the workload's name; default: the file's base name without
+	// its extension.
+	Name string
+}
+
+// DocName returns how errors name the model in file.
+func DocName(file string) string { return inputerr.Doc("TFLite model", file) }
+
+// ReadFile imports the model in path.
+func ReadFile(path string, o Options) (*workload.Program, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		rule := err.Error()
+		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+			rule = pe.Err.Error()
+		}
+		return nil, &inputerr.Error{Doc: DocName(path), Rule: "cannot read: " + rule, Err: err}
+	}
+	return Import(path, data, o)
+}
+
+// elemBytes is the width in bytes of each tensor type TFLM can plan.
+var elemBytes = map[schema.TensorType]int64{
+	schema.TensorTypeFLOAT32: 4, schema.TensorTypeFLOAT16: 2, schema.TensorTypeINT32: 4,
+	schema.TensorTypeUINT8: 1, schema.TensorTypeINT64: 8, schema.TensorTypeBOOL: 1,
+	schema.TensorTypeINT16: 2, schema.TensorTypeCOMPLEX64: 8, schema.TensorTypeINT8: 1,
+	schema.TensorTypeFLOAT64: 8, schema.TensorTypeCOMPLEX128: 16, schema.TensorTypeUINT64: 8,
+	schema.TensorTypeUINT32: 4, schema.TensorTypeUINT16: 2, schema.TensorTypeINT4: 1,
+	schema.TensorTypeBFLOAT16: 2,
+}
+
+// inPlace are the operators that may write their output over an input of
+// the same size: elementwise ops and reshapes.
+var inPlace = map[string]bool{
+	"ADD": true, "SUB": true, "MUL": true, "DIV": true, "RELU": true, "RELU6": true,
+	"RELU_N1_TO_1": true, "RELU_0_TO_1": true, "LEAKY_RELU": true, "LOGISTIC": true, "TANH": true,
+	"HARD_SWISH": true, "ABS": true, "NEG": true, "SQRT": true, "RSQRT": true, "EXP": true,
+	"LOG": true, "QUANTIZE": true, "DEQUANTIZE": true, "RESHAPE": true, "SQUEEZE": true,
+	"EXPAND_DIMS": true,
+}
+
+// tensorFile is what the import keeps of a tensor.
+type tensorInfo struct {
+	name     string
+	dims     []int64
+	typ      schema.TensorType
+	constant bool
+	variable bool
+}
+
+// opInfo is one operator of subgraph 0.
+type opInfo struct {
+	typ             string
+	inputs, outputs []int
+}
+
+// Import converts a TFLite model (the bytes of a .tflite file) to a
+// validated workload; file names it in errors.
+func Import(file string, data []byte, o Options) (p *workload.Program, err error) {
+	doc := DocName(file)
+	if len(data) < 8 || string(data[4:8]) != "TFL3" {
+		return nil, inputerr.New(doc, "", "not a TFLite model (no flatbuffer with file identifier TFL3)")
+	}
+	// The generated code trusts the buffer's offsets and panics on a
+	// malformed one; that is the file's fault, reported as such.
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, inputerr.New(doc, "", "malformed TFLite flatbuffer (truncated or corrupt): %v", r)
+		}
+	}()
+	m := schema.GetRootAsModel(data, 0)
+	if v := m.Version(); v != 3 {
+		return nil, inputerr.New(doc, "", "schema version %d: only version 3 is supported", v)
+	}
+	if n := m.SubgraphsLength(); n != 1 {
+		return nil, inputerr.New(doc, "", "%d subgraphs: only models with exactly one subgraph are supported (no control flow)", n)
+	}
+	var g schema.SubGraph
+	m.Subgraphs(&g, 0)
+	tensors, err := readTensors(doc, m, &g)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := readOps(doc, m, &g, len(tensors))
+	if err != nil {
+		return nil, err
+	}
+	inputs, err := indexList(doc, "subgraph 0 inputs", g.InputsLength(), g.Inputs, len(tensors))
+	if err != nil {
+		return nil, err
+	}
+	outputs, err := indexList(doc, "subgraph 0 outputs", g.OutputsLength(), g.Outputs, len(tensors))
+	if err != nil {
+		return nil, err
+	}
+	p = newProgram(file, o)
+	for i, op := range ops {
+		w := workload.Op{Name: fmt.Sprintf("%s_%d", op.typ, i), Type: op.typ}
+		w.MACs = macs(op, tensors)
+		p.Ops = append(p.Ops, w)
+	}
+	if err := buildBlocks(doc, p, tensors, ops, inputs, outputs); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(doc); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func newProgram(file string, o Options) *workload.Program {
+	p := &workload.Program{Name: o.Name, Source: fmt.Sprintf("imported from TFLite model %s (subgraph 0) by hieropt import tflite", filepath.Base(file))}
+	if p.Name == "" && file != "-" {
+		p.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	if p.Name == "" {
+		p.Name = "tflite-model"
+	}
+	return p
+}
+
+// readTensors reads the tensors of subgraph g of model m.
+func readTensors(doc string, m *schema.Model, g *schema.SubGraph) ([]tensorInfo, error) {
+	n := g.TensorsLength()
+	out := make([]tensorInfo, n)
+	var t schema.Tensor
+	var b schema.Buffer
+	for i := range n {
+		g.Tensors(&t, i)
+		ti := tensorInfo{name: string(t.Name()), typ: t.Type(), variable: t.IsVariable()}
+		for j := range t.ShapeLength() {
+			ti.dims = append(ti.dims, int64(t.Shape(j)))
+		}
+		if buf := int(t.Buffer()); buf > 0 {
+			if buf >= m.BuffersLength() {
+				return nil, inputerr.New(doc, tensorItem(i, ti.name), "buffer %d: the model has %d buffers", buf, m.BuffersLength())
+			}
+			m.Buffers(&b, buf)
+			ti.constant = b.DataLength() > 0 || (b.Offset() > 1 && b.Size() > 0)
+		}
+		out[i] = ti
+	}
+	return out, nil
+}
+
+// readOps reads the operators of subgraph g, naming each by its operator
+// code.
+func readOps(doc string, m *schema.Model, g *schema.SubGraph, numTensors int) ([]opInfo, error) {
+	n := g.OperatorsLength()
+	if n == 0 {
+		return nil, inputerr.New(doc, "", "subgraph 0 has no operators")
+	}
+	out := make([]opInfo, n)
+	var op schema.Operator
+	var code schema.OperatorCode
+	for i := range n {
+		g.Operators(&op, i)
+		item := fmt.Sprintf("operator %d", i)
+		idx := int(op.OpcodeIndex())
+		if idx >= m.OperatorCodesLength() {
+			return nil, inputerr.New(doc, item, "opcode_index %d: the model has %d operator codes", idx, m.OperatorCodesLength())
+		}
+		m.OperatorCodes(&code, idx)
+		typ, err := opType(&code)
+		if err != nil {
+			return nil, inputerr.New(doc, item, "%s", err.Error())
+		}
+		oi := opInfo{typ: typ}
+		item = fmt.Sprintf("operator %d (%s)", i, bare(typ))
+		if oi.inputs, err = indexList(doc, item+" inputs", op.InputsLength(), op.Inputs, numTensors); err != nil {
+			return nil, err
+		}
+		if oi.outputs, err = indexList(doc, item+" outputs", op.OutputsLength(), op.Outputs, numTensors); err != nil {
+			return nil, err
+		}
+		out[i] = oi
+	}
+	return out, nil
+}
+
+// opType is the name of a builtin operator (the larger of builtin_code and
+// deprecated_builtin_code, as TFLite reads it) or a custom op's code.
+func opType(c *schema.OperatorCode) (string, error) {
+	code := max(schema.BuiltinOperator(c.DeprecatedBuiltinCode()), c.BuiltinCode())
+	if code == schema.BuiltinOperatorCUSTOM {
+		cc := string(c.CustomCode())
+		if cc == "" {
+			return "", errors.New("custom operator without a custom_code")
+		}
+		return cc, nil
+	}
+	name, ok := schema.EnumNamesBuiltinOperator[code]
+	if !ok {
+		return "", fmt.Errorf("builtin operator code %d is unknown to this schema", code)
+	}
+	return name, nil
+}
+
+// indexList reads a list of n tensor indexes; -1 (an optional input left
+// out) is dropped.
+func indexList(doc, item string, n int, at func(int) int32, numTensors int) ([]int, error) {
+	var out []int
+	for j := range n {
+		v := int(at(j))
+		if v == -1 {
+			continue
+		}
+		if v < 0 || v >= numTensors {
+			return nil, inputerr.New(doc, item, "tensor index %d: subgraph 0 has %d tensors", v, numTensors)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// size returns the bytes of tensor t: elements times its type's width (0
+// for a tensor with a zero dimension).
+func size(doc string, i int, t tensorInfo) (int64, error) {
+	w, ok := elemBytes[t.typ]
+	if !ok {
+		return 0, inputerr.New(doc, tensorItem(i, t.name), "type %s is not supported (TFLM cannot size it)", t.typ)
+	}
+	n := w
+	for _, d := range t.dims {
+		if d < 0 {
+			return 0, inputerr.New(doc, tensorItem(i, t.name), "dimension %d: dynamic shapes are not supported", d)
+		}
+		if d != 0 && n > math.MaxInt64/d {
+			return 0, inputerr.New(doc, tensorItem(i, t.name), "size overflows 64 bits")
+		}
+		n *= d
+	}
+	return n, nil
+}
+
+// buildBlocks adds a block per tensor that TFLM places, in tensor order,
+// with TFLM's lifetimes. TFLM counts scopes: 0 before the first op, i+1
+// for op i; graph inputs are created at scope 0, an op's outputs at its
+// scope if not before, every tensor an op reads or writes is used up to
+// its scope, and graph outputs up to the last scope. Scope s is timestep
+// max(s-1, 0); a tensor read before any op writes it (a scratch tensor of
+// a Vela-compiled op, say) is alive from the start, as TFLM's lifetime of
+// -1 makes it.
+func buildBlocks(doc string, p *workload.Program, tensors []tensorInfo, ops []opInfo, inputs, outputs []int) error {
+	T := len(ops)
+	n := len(tensors)
+	first, last := make([]int, n), make([]int, n)
+	for i := range n {
+		first[i], last[i] = -1, -1
+	}
+	reads, writes := make([][]int, n), make([][]int, n)
+	early := make([]bool, n) // read before any op writes it
+	isInput, isOutput := make([]bool, n), make([]bool, n)
+	for _, i := range inputs {
+		isInput[i] = true
+		first[i], last[i] = 0, 0
+	}
+	for t, op := range ops {
+		s := t + 1
+		for _, i := range op.outputs {
+			if tensors[i].constant {
+				return inputerr.New(doc, fmt.Sprintf("operator %d (%s)", t, bare(op.typ)), "writes %s, a constant", tensorItem(i, tensors[i].name))
+			}
+			if first[i] < 0 {
+				first[i] = s
+			}
+			last[i] = s
+			writes[i] = addStep(writes[i], t)
+		}
+		for _, i := range op.inputs {
+			if first[i] < 0 && !tensors[i].constant {
+				early[i] = true
+			}
+			last[i] = s
+			reads[i] = addStep(reads[i], t)
+		}
+	}
+	for _, i := range outputs {
+		isOutput[i] = true
+		if first[i] < 0 {
+			first[i] = T
+		}
+		last[i] = T
+	}
+	names := map[string]int{}
+	blockOf := make([]int, n)
+	for i, ti := range tensors {
+		blockOf[i] = -1
+		if last[i] < 0 {
+			continue // no op reads or writes it, nor is it a graph input or output
+		}
+		b := workload.Block{Reads: reads[i], Writes: writes[i], First: max(first[i]-1, 0), Last: max(last[i]-1, 0)}
+		switch {
+		case ti.constant:
+			if len(b.Reads) == 0 {
+				continue
+			}
+			b.Kind, b.First, b.Writes = workload.Constant, 0, nil
+		case ti.variable:
+			b.Kind, b.First, b.Last = workload.Input, 0, T-1
+		case isInput[i] || early[i]:
+			b.Kind, b.First = workload.Input, 0
+		case isOutput[i]:
+			b.Kind = workload.Output
+		default:
+			b.Kind = workload.Activation
+		}
+		if b.Kind == workload.Input && !slices.Contains(b.Writes, 0) {
+			b.Writes = append([]int{0}, b.Writes...)
+		}
+		if isOutput[i] && b.Kind != workload.Constant {
+			b.Reads = addStep(b.Reads, T-1)
+		}
+		s, err := size(doc, i, ti)
+		if err != nil {
+			return err
+		}
+		if s == 0 {
+			continue // TFLM plans no zero-byte tensor
+		}
+		b.Size = s
+		b.Name = uniqueName(names, i, ti.name)
+		idx := i
+		b.Tensor = &idx
+		blockOf[i] = len(p.Blocks)
+		p.Blocks = append(p.Blocks, b)
+	}
+	markInPlace(p, ops, blockOf)
+	return nil
+}
+
+// addStep adds timestep t to the sorted list ts, which holds none later.
+func addStep(ts []int, t int) []int {
+	if len(ts) > 0 && ts[len(ts)-1] == t {
+		return ts
+	}
+	return append(ts, t)
+}
+
+// markInPlace marks reusable an input or activation whose last reader is
+// an in-place capable op whose first output has the same size.
+func markInPlace(p *workload.Program, ops []opInfo, blockOf []int) {
+	for i := range p.Blocks {
+		b := &p.Blocks[i]
+		if (b.Kind != workload.Activation && b.Kind != workload.Input) || len(b.Reads) == 0 || b.Last != b.Reads[len(b.Reads)-1] {
+			continue
+		}
+		op := ops[b.Last]
+		if !inPlace[op.typ] || len(op.outputs) == 0 {
+			continue
+		}
+		if j := blockOf[op.outputs[0]]; j >= 0 && p.Blocks[j].Size == b.Size && p.Blocks[j].First == b.Last {
+			b.Reusable = true
+		}
+	}
+}
+
+// uniqueName names the block of tensor i: its name, else tensor_i, with
+// #i added when an earlier block has the same name.
+func uniqueName(used map[string]int, i int, name string) string {
+	if name == "" {
+		name = fmt.Sprintf("tensor_%d", i)
+	}
+	if _, dup := used[name]; dup {
+		name = fmt.Sprintf("%s#%d", name, i)
+	}
+	used[name] = i
+	return name
+}
+
+func prod(v []int64) int64 {
+	p := int64(1)
+	for _, x := range v {
+		p *= x
+	}
+	return p
+}
+
+// macs counts the multiply-accumulates of the convolutions and fully
+// connected layers from their output and filter shapes; 0 for other ops.
+func macs(op opInfo, tensors []tensorInfo) int64 {
+	if len(op.inputs) < 2 || len(op.outputs) == 0 {
+		return 0
+	}
+	out := tensors[op.outputs[0]].dims
+	w := tensors[op.inputs[1]].dims
+	switch op.typ {
+	case "CONV_2D": // filter [C_out, kh, kw, C_in/groups]
+		if len(w) == 4 {
+			return prod(out) * prod(w[1:])
+		}
+	case "DEPTHWISE_CONV_2D": // filter [1, kh, kw, C_out]
+		if len(w) == 4 {
+			return prod(out) * w[1] * w[2]
+		}
+	case "FULLY_CONNECTED": // weights [units, K]
+		if len(w) == 2 {
+			return prod(out) * w[1]
+		}
+	case "CONV_3D": // filter [kd, kh, kw, C_in, C_out]
+		if len(w) == 5 {
+			return prod(out) * prod(w[:4])
+		}
+	case "TRANSPOSE_CONV": // inputs: output shape, filter [C_out, kh, kw, C_in], input
+		if len(op.inputs) >= 3 && len(w) == 4 {
+			return prod(tensors[op.inputs[2]].dims) * prod(w[:3])
+		}
+	}
+	return 0
+}
+
+func tensorItem(i int, name string) string {
+	if name == "" {
+		return fmt.Sprintf("tensor %d", i)
+	}
+	return fmt.Sprintf("tensor %d %s", i, bare(name))
+}
+
+// bare returns s as it is if it looks like an identifier, else quoted, so
+// that a message stays one line whatever the model holds.
+func bare(s string) string {
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_.-:/;", r) {
+			return strconv.Quote(s)
+		}
+	}
+	if s == "" {
+		return `""`
+	}
+	return s
+}
