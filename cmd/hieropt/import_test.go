@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,4 +60,47 @@ func TestSeedPlanners(t *testing.T) {
 	r = runCLI(t, "", "optimize", "--workload", "mobilenet_v2-fp32", "--hw", "k210", "--initializer", "seed001")
 	assert.Equal(t, exitFailed, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "hieropt: planner seed001 needs an arena larger than every writable level (AISRAM 2097152 B, SRAM 6291456 B); read-only Flash holds constants only\n")
+}
+
+// TestImportTFLite imports every TFLite model of testdata/tflite (and of
+// shared/models/tflite when it is there), plans each on ethos-u55 and
+// verifies the plan; bad input exits 2 with one line and no output file.
+func TestImportTFLite(t *testing.T) {
+	dir := t.TempDir()
+	models, _ := filepath.Glob(repo("testdata", "tflite", "*.tflite"))
+	require.NotEmpty(t, models)
+	shared, _ := filepath.Glob("/work/shared/models/tflite/*.tflite")
+	for i, m := range append(models, shared...) {
+		out := filepath.Join(dir, fmt.Sprintf("w%d.json", i))
+		r := runCLI(t, "", "import", "tflite", m, "-o", out)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		prog, err := workload.ReadFile(out)
+		require.NoError(t, err)
+		require.NotEmpty(t, prog.Blocks)
+		for _, b := range prog.Blocks {
+			require.NotNil(t, b.Tensor, "%s: block %s keeps no tensor index", m, b.Name)
+		}
+		plan := filepath.Join(dir, fmt.Sprintf("p%d.json", i))
+		r = runCLI(t, "", "optimize", "--workload", out, "--hw", "ethos-u55", "-q", "-o", plan)
+		require.Equal(t, exitOK, r.code, "%s: %s", m, r.stderr)
+		verifyPlan(t, out, "ethos-u55", plan)
+	}
+
+	x := filepath.Join(dir, "x.json")
+	r := runCLI(t, "", "import", "tflite", repo("README.md"), "-o", x)
+	assert.Equal(t, exitInput, r.code)
+	assert.Equal(t, "hieropt: TFLite model \""+repo("README.md")+"\": not a TFLite model (no flatbuffer with file identifier TFL3)\n", r.stderr)
+	assert.NoFileExists(t, x)
+	good, err := os.ReadFile(repo("testdata", "tflite", "hello_world_int8.tflite"))
+	require.NoError(t, err)
+	trunc := filepath.Join(dir, "trunc.tflite")
+	require.NoError(t, os.WriteFile(trunc, good[:1000], 0o644))
+	r = runCLI(t, "", "import", "tflite", trunc, "-o", x)
+	assert.Equal(t, exitInput, r.code)
+	assert.True(t, strings.HasPrefix(r.stderr, "hieropt: TFLite model \""+trunc+"\": malformed TFLite flatbuffer"), r.stderr)
+	assert.Equal(t, 1, strings.Count(r.stderr, "\n"), r.stderr)
+	assert.NoFileExists(t, x)
+	r = runCLI(t, "", "import", "tflite", "nope.tflite", "-o", x)
+	assert.Equal(t, exitInput, r.code)
+	assert.Equal(t, "hieropt: TFLite model \"nope.tflite\": cannot read: no such file or directory\n", r.stderr)
 }
