@@ -2,10 +2,8 @@ package hw
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 
@@ -47,13 +45,9 @@ func (g Ignored) String() string {
 
 // ReadFile reads and validates the profile document at path.
 func ReadFile(path string) (*Profile, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputerr.ReadFile(DocName(path), path)
 	if err != nil {
-		rule := err.Error()
-		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
-			rule = pe.Err.Error()
-		}
-		return nil, &inputerr.Error{Doc: DocName(path), Rule: "cannot read: " + rule, Err: err}
+		return nil, err
 	}
 	return Parse(path, data)
 }

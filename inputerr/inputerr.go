@@ -14,6 +14,7 @@ package inputerr
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -66,4 +67,19 @@ func Doc(kind, file string) string {
 		return kind
 	}
 	return fmt.Sprintf("%s %q", kind, file)
+}
+
+// ReadFile reads the file at path, whose document errors name doc: a file
+// that cannot be read is an Error whose rule is "cannot read: " and the
+// system's reason (without the path, which doc already names).
+func ReadFile(doc, path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		rule := err.Error()
+		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+			rule = pe.Err.Error()
+		}
+		return nil, &Error{Doc: doc, Rule: "cannot read: " + rule, Err: err}
+	}
+	return data, nil
 }

@@ -12,10 +12,8 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/hieropt/hieropt/inputerr"
@@ -110,13 +108,9 @@ func DocName(file string) string { return inputerr.Doc("plan", file) }
 // ReadFile reads a plan document (it does not check it against a
 // workload and a profile: see package verify).
 func ReadFile(path string) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputerr.ReadFile(DocName(path), path)
 	if err != nil {
-		rule := err.Error()
-		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
-			rule = pe.Err.Error()
-		}
-		return nil, &inputerr.Error{Doc: DocName(path), Rule: "cannot read: " + rule, Err: err}
+		return nil, err
 	}
 	return Parse(path, data)
 }

@@ -23,11 +23,9 @@
 package onnx
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -57,13 +55,9 @@ func DocName(file string) string { return inputerr.Doc("ONNX model", file) }
 
 // ReadFile imports the model in path.
 func ReadFile(path string, o Options) (*workload.Program, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputerr.ReadFile(DocName(path), path)
 	if err != nil {
-		rule := err.Error()
-		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
-			rule = pe.Err.Error()
-		}
-		return nil, &inputerr.Error{Doc: DocName(path), Rule: "cannot read: " + rule, Err: err}
+		return nil, err
 	}
 	return Import(path, data, o)
 }
