@@ -36,25 +36,12 @@ func TestTimelineAsyncEviction(t *testing.T) {
 	for o := 1; o <= 3; o++ {
 		prog.Ops[o].MACs = 1000
 	}
-	prof := testprog.Profile("two",
-		testprog.Level{Name: "FAST", Capacity: 64, Align: 1, Latency: 1, Bandwidth: 1},
-		testprog.Level{Name: "SLOW", Capacity: 4096, Align: 1, Latency: 10, Bandwidth: 1})
-	prof.Levels[1].In.Latency = 100
-	prof.Compute = &hw.Compute{MACsPerUnit: 1}
-	prof.CostModel = "timeline"
-	require.NoError(t, prof.Validate("test"))
+	prof := fastSlowTimeline(t)
 
 	r := planOK(t, context.Background(), prog, prof, &hieropt.Settings{})
 	require.InDelta(t, 3442, r.Plan.Cost.Initial, 1e-9)
 	require.InDelta(t, 3334, r.Plan.Cost.Final, 1e-9)
-	i := slices.IndexFunc(r.Plan.Transfers, func(x plan.Transfer) bool { return x.Block == "a" })
-	require.GreaterOrEqual(t, i, 0, "a is copied out: %+v", r.Plan.Transfers)
-	tr := r.Plan.Transfers[i]
-	require.Equal(t, "FAST", tr.FromLevel)
-	require.Equal(t, "SLOW", tr.ToLevel)
-	require.Equal(t, 3, tr.At)
-	require.Less(t, tr.Start, tr.At, "the copy is issued before op 3")
-	require.GreaterOrEqual(t, tr.Start, 1, "after a's write at op 0")
+	copiedOutEarly(t, r.Plan, 3)
 
 	// The same plan with the copy at its timestep is valid and dearer.
 	sync := r.Layout.Clone()
@@ -98,6 +85,23 @@ func TestTimelineEvictIdleActivation(t *testing.T) {
 	for o := 2; o <= 4; o++ {
 		prog.Ops[o].MACs = 1000
 	}
+	prof := fastSlowTimeline(t)
+
+	r := planOK(t, context.Background(), prog, prof, &hieropt.Settings{})
+	require.InDelta(t, 3507, r.Plan.Cost.Initial, 1e-9)
+	require.InDelta(t, 3399, r.Plan.Cost.Final, 1e-9)
+	copiedOutEarly(t, r.Plan, 5)
+	j := slices.IndexFunc(r.Plan.Placements, func(x plan.Placement) bool { return x.Block == "b" })
+	require.GreaterOrEqual(t, j, 0)
+	require.Equal(t, "FAST", r.Plan.Placements[j].Level, "b takes a's space")
+	require.Contains(t, r.Plan.Planner, "evict")
+}
+
+// fastSlowTimeline is the tests' two-level timeline profile: FAST holds
+// 64 bytes (latency 1, 1 B/cycle both ways), SLOW 4096 (reads latency 10,
+// writes 100, 1 B/cycle), one MAC per cycle, one DMA channel.
+func fastSlowTimeline(t *testing.T) *hw.Profile {
+	t.Helper()
 	prof := testprog.Profile("two",
 		testprog.Level{Name: "FAST", Capacity: 64, Align: 1, Latency: 1, Bandwidth: 1},
 		testprog.Level{Name: "SLOW", Capacity: 4096, Align: 1, Latency: 10, Bandwidth: 1})
@@ -105,20 +109,19 @@ func TestTimelineEvictIdleActivation(t *testing.T) {
 	prof.Compute = &hw.Compute{MACsPerUnit: 1}
 	prof.CostModel = "timeline"
 	require.NoError(t, prof.Validate("test"))
+	return prof
+}
 
-	r := planOK(t, context.Background(), prog, prof, &hieropt.Settings{})
-	require.InDelta(t, 3507, r.Plan.Cost.Initial, 1e-9)
-	require.InDelta(t, 3399, r.Plan.Cost.Final, 1e-9)
-	i := slices.IndexFunc(r.Plan.Transfers, func(x plan.Transfer) bool { return x.Block == "a" })
-	require.GreaterOrEqual(t, i, 0, "a is copied out: %+v", r.Plan.Transfers)
-	tr := r.Plan.Transfers[i]
+// copiedOutEarly checks that pl copies block a FAST -> SLOW at timestep at,
+// issued after a's write at op 0 and before at.
+func copiedOutEarly(t *testing.T, pl *plan.Plan, at int) {
+	t.Helper()
+	i := slices.IndexFunc(pl.Transfers, func(x plan.Transfer) bool { return x.Block == "a" })
+	require.GreaterOrEqual(t, i, 0, "a is copied out: %+v", pl.Transfers)
+	tr := pl.Transfers[i]
 	require.Equal(t, "FAST", tr.FromLevel)
 	require.Equal(t, "SLOW", tr.ToLevel)
-	require.Equal(t, 5, tr.At)
-	require.Less(t, tr.Start, tr.At, "the copy is issued before op 5")
+	require.Equal(t, at, tr.At)
+	require.Less(t, tr.Start, tr.At, "the copy is issued before op %d", at)
 	require.GreaterOrEqual(t, tr.Start, 1, "after a's write at op 0")
-	j := slices.IndexFunc(r.Plan.Placements, func(x plan.Placement) bool { return x.Block == "b" })
-	require.GreaterOrEqual(t, j, 0)
-	require.Equal(t, "FAST", r.Plan.Placements[j].Level, "b takes a's space")
-	require.Contains(t, r.Plan.Planner, "evict")
 }
