@@ -1,0 +1,81 @@
+package pack
+
+import (
+	"cmp"
+	"slices"
+)
+
+// TFLM places the buffers the way TensorFlow Lite Micro's runtime planner
+// does (GreedyMemoryPlanner, tensorflow/lite/micro/memory_planner): the
+// baseline every TFLM user gets when a model carries no offline plan.
+//
+// Buffers with a fixed offset (fixed[i] >= 0; fixed may be nil) keep it
+// and are placed first, in input order: TFLM's offline-planned tensors.
+// The others go by decreasing size, ties in decreasing input order (TFLM
+// lists them from the end of its array, then sorts with a stable bubble
+// sort), each at the first gap from offset 0 upwards that holds it between
+// the already placed buffers alive at the same time (walked in the order of
+// their offsets, ties in the order they were placed), else above the last
+// of them. Buffers alive at the same time are those whose intervals
+// [Lower, Upper) meet; Align is ignored (TFLM rounds every size up to 16
+// bytes first and places at multiples of it: give it sizes so rounded).
+// The result is TFLM's to the byte: one offset per buffer, in input order,
+// and the peak, max(offset+size).
+//
+// stop, if not nil, is asked every 256 buffers placed; when it returns
+// true TFLM returns nil offsets and peak -1 (TFLM's walk is quadratic in
+// the number of buffers, as the runtime's is).
+func TFLM(p *Problem, fixed []int64, stop func() bool) (offs []int64, peak int64) {
+	n := len(p.Buffers)
+	offs = make([]int64, n)
+	order := make([]int, 0, n)
+	var online []int
+	for i := range n {
+		if fixed != nil && fixed[i] >= 0 {
+			order = append(order, i)
+			offs[i] = fixed[i]
+		} else {
+			online = append(online, i)
+		}
+	}
+	slices.SortStableFunc(online, func(a, b int) int {
+		if c := cmp.Compare(p.Buffers[b].Size, p.Buffers[a].Size); c != 0 {
+			return c
+		}
+		return cmp.Compare(b, a)
+	})
+	order = append(order, online...)
+	isFixed := func(i int) bool { return fixed != nil && fixed[i] >= 0 }
+	// placed lists the placed buffers by offset; a new one goes after
+	// every placed buffer with an offset not above its own.
+	placed := make([]int, 0, n)
+	for k, i := range order {
+		if stop != nil && k%256 == 255 && stop() {
+			return nil, -1
+		}
+		b := p.Buffers[i]
+		if !isFixed(i) {
+			var cand int64
+			for _, j := range placed {
+				q := p.Buffers[j]
+				if q.Lower >= b.Upper || b.Lower >= q.Upper {
+					continue // not alive at the same time
+				}
+				if offs[j]-cand >= b.Size {
+					break // the gap below j holds b
+				}
+				cand = max(cand, offs[j]+q.Size)
+			}
+			offs[i] = cand
+		}
+		at, _ := slices.BinarySearchFunc(placed, offs[i], func(j int, o int64) int {
+			if offs[j] <= o {
+				return -1
+			}
+			return 1
+		})
+		placed = slices.Insert(placed, at, i)
+		peak = max(peak, offs[i]+b.Size)
+	}
+	return offs, peak
+}
