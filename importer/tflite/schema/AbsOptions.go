@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type AbsOptionsT struct {
+}
+
+func (t *AbsOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	AbsOptionsStart(builder)
+	return AbsOptionsEnd(builder)
+}
+
+func (rcv *AbsOptions) UnPackTo(t *AbsOptionsT) {
+}
+
+func (rcv *AbsOptions) UnPack() *AbsOptionsT {
+	if rcv == nil { return nil }
+	t := &AbsOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type AbsOptions struct {
 	_tab flatbuffers.Table
 }

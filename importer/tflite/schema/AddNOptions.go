@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type AddNOptionsT struct {
+}
+
+func (t *AddNOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	AddNOptionsStart(builder)
+	return AddNOptionsEnd(builder)
+}
+
+func (rcv *AddNOptions) UnPackTo(t *AddNOptionsT) {
+}
+
+func (rcv *AddNOptions) UnPack() *AddNOptionsT {
+	if rcv == nil { return nil }
+	t := &AddNOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type AddNOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,31 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type AddOptionsT struct {
+	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
+	PotScaleInt16 bool `json:"pot_scale_int16"`
+}
+
+func (t *AddOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	AddOptionsStart(builder)
+	AddOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
+	AddOptionsAddPotScaleInt16(builder, t.PotScaleInt16)
+	return AddOptionsEnd(builder)
+}
+
+func (rcv *AddOptions) UnPackTo(t *AddOptionsT) {
+	t.FusedActivationFunction = rcv.FusedActivationFunction()
+	t.PotScaleInt16 = rcv.PotScaleInt16()
+}
+
+func (rcv *AddOptions) UnPack() *AddOptionsT {
+	if rcv == nil { return nil }
+	t := &AddOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type AddOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type ArgMinOptionsT struct {
+	OutputType TensorType `json:"output_type"`
+}
+
+func (t *ArgMinOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	ArgMinOptionsStart(builder)
+	ArgMinOptionsAddOutputType(builder, t.OutputType)
+	return ArgMinOptionsEnd(builder)
+}
+
+func (rcv *ArgMinOptions) UnPackTo(t *ArgMinOptionsT) {
+	t.OutputType = rcv.OutputType()
+}
+
+func (rcv *ArgMinOptions) UnPack() *ArgMinOptionsT {
+	if rcv == nil { return nil }
+	t := &ArgMinOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type ArgMinOptions struct {
 	_tab flatbuffers.Table
 }

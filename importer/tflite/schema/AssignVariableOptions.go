@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type AssignVariableOptionsT struct {
+}
+
+func (t *AssignVariableOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	AssignVariableOptionsStart(builder)
+	return AssignVariableOptionsEnd(builder)
+}
+
+func (rcv *AssignVariableOptions) UnPackTo(t *AssignVariableOptionsT) {
+}
+
+func (rcv *AssignVariableOptions) UnPack() *AssignVariableOptionsT {
+	if rcv == nil { return nil }
+	t := &AssignVariableOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type AssignVariableOptions struct {
 	_tab flatbuffers.Table
 }

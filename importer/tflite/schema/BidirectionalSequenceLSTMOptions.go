@@ -6,6 +6,43 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type BidirectionalSequenceLSTMOptionsT struct {
+	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
+	CellClip float32 `json:"cell_clip"`
+	ProjClip float32 `json:"proj_clip"`
+	MergeOutputs bool `json:"merge_outputs"`
+	TimeMajor bool `json:"time_major"`
+	AsymmetricQuantizeInputs bool `json:"asymmetric_quantize_inputs"`
+}
+
+func (t *BidirectionalSequenceLSTMOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	BidirectionalSequenceLSTMOptionsStart(builder)
+	BidirectionalSequenceLSTMOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
+	BidirectionalSequenceLSTMOptionsAddCellClip(builder, t.CellClip)
+	BidirectionalSequenceLSTMOptionsAddProjClip(builder, t.ProjClip)
+	BidirectionalSequenceLSTMOptionsAddMergeOutputs(builder, t.MergeOutputs)
+	BidirectionalSequenceLSTMOptionsAddTimeMajor(builder, t.TimeMajor)
+	BidirectionalSequenceLSTMOptionsAddAsymmetricQuantizeInputs(builder, t.AsymmetricQuantizeInputs)
+	return BidirectionalSequenceLSTMOptionsEnd(builder)
+}
+
+func (rcv *BidirectionalSequenceLSTMOptions) UnPackTo(t *BidirectionalSequenceLSTMOptionsT) {
+	t.FusedActivationFunction = rcv.FusedActivationFunction()
+	t.CellClip = rcv.CellClip()
+	t.ProjClip = rcv.ProjClip()
+	t.MergeOutputs = rcv.MergeOutputs()
+	t.TimeMajor = rcv.TimeMajor()
+	t.AsymmetricQuantizeInputs = rcv.AsymmetricQuantizeInputs()
+}
+
+func (rcv *BidirectionalSequenceLSTMOptions) UnPack() *BidirectionalSequenceLSTMOptionsT {
+	if rcv == nil { return nil }
+	t := &BidirectionalSequenceLSTMOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type BidirectionalSequenceLSTMOptions struct {
 	_tab flatbuffers.Table
 }

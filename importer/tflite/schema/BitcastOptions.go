@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type BitcastOptionsT struct {
+}
+
+func (t *BitcastOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	BitcastOptionsStart(builder)
+	return BitcastOptionsEnd(builder)
+}
+
+func (rcv *BitcastOptions) UnPackTo(t *BitcastOptionsT) {
+}
+
+func (rcv *BitcastOptions) UnPack() *BitcastOptionsT {
+	if rcv == nil { return nil }
+	t := &BitcastOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type BitcastOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type BroadcastToOptionsT struct {
+}
+
+func (t *BroadcastToOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	BroadcastToOptionsStart(builder)
+	return BroadcastToOptionsEnd(builder)
+}
+
+func (rcv *BroadcastToOptions) UnPackTo(t *BroadcastToOptionsT) {
+}
+
+func (rcv *BroadcastToOptions) UnPack() *BroadcastToOptionsT {
+	if rcv == nil { return nil }
+	t := &BroadcastToOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type BroadcastToOptions struct {
 	_tab flatbuffers.Table
 }

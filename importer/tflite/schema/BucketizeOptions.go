@@ -6,6 +6,41 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type BucketizeOptionsT struct {
+	Boundaries []float32 `json:"boundaries"`
+}
+
+func (t *BucketizeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	boundariesOffset := flatbuffers.UOffsetT(0)
+	if t.Boundaries != nil {
+		boundariesLength := len(t.Boundaries)
+		BucketizeOptionsStartBoundariesVector(builder, boundariesLength)
+		for j := boundariesLength - 1; j >= 0; j-- {
+			builder.PrependFloat32(t.Boundaries[j])
+		}
+		boundariesOffset = builder.EndVector(boundariesLength)
+	}
+	BucketizeOptionsStart(builder)
+	BucketizeOptionsAddBoundaries(builder, boundariesOffset)
+	return BucketizeOptionsEnd(builder)
+}
+
+func (rcv *BucketizeOptions) UnPackTo(t *BucketizeOptionsT) {
+	boundariesLength := rcv.BoundariesLength()
+	t.Boundaries = make([]float32, boundariesLength)
+	for j := 0; j < boundariesLength; j++ {
+		t.Boundaries[j] = rcv.Boundaries(j)
+	}
+}
+
+func (rcv *BucketizeOptions) UnPack() *BucketizeOptionsT {
+	if rcv == nil { return nil }
+	t := &BucketizeOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type BucketizeOptions struct {
 	_tab flatbuffers.Table
 }

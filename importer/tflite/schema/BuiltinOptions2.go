@@ -2,7 +2,11 @@
 
 package schema
 
-import "strconv"
+import (
+	"strconv"
+
+	flatbuffers "github.com/google/flatbuffers/go"
+)
 
 type BuiltinOptions2 byte
 
@@ -92,4 +96,139 @@ func (v BuiltinOptions2) String() string {
 		return s
 	}
 	return "BuiltinOptions2(" + strconv.FormatInt(int64(v), 10) + ")"
+}
+
+type BuiltinOptions2T struct {
+	Type BuiltinOptions2
+	Value interface{}
+}
+
+func (t *BuiltinOptions2T) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil {
+		return 0
+	}
+	switch t.Type {
+	case BuiltinOptions2StablehloConcatenateOptions:
+		return t.Value.(*StablehloConcatenateOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloBroadcastInDimOptions:
+		return t.Value.(*StablehloBroadcastInDimOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloSliceOptions:
+		return t.Value.(*StablehloSliceOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloConvolutionOptions:
+		return t.Value.(*StablehloConvolutionOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloCustomCallOptions:
+		return t.Value.(*StablehloCustomCallOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloReduceOptions:
+		return t.Value.(*StablehloReduceOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloScatterOptions:
+		return t.Value.(*StablehloScatterOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloCompareOptions:
+		return t.Value.(*StablehloCompareOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloDynamicSliceOptions:
+		return t.Value.(*StablehloDynamicSliceOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloPadOptions:
+		return t.Value.(*StablehloPadOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloIotaOptions:
+		return t.Value.(*StablehloIotaOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloDotGeneralOptions:
+		return t.Value.(*StablehloDotGeneralOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloReduceWindowOptions:
+		return t.Value.(*StablehloReduceWindowOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloSortOptions:
+		return t.Value.(*StablehloSortOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloWhileOptions:
+		return t.Value.(*StablehloWhileOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloGatherOptions:
+		return t.Value.(*StablehloGatherOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloTransposeOptions:
+		return t.Value.(*StablehloTransposeOptionsT).Pack(builder)
+	case BuiltinOptions2DilateOptions:
+		return t.Value.(*DilateOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloRngBitGeneratorOptions:
+		return t.Value.(*StablehloRngBitGeneratorOptionsT).Pack(builder)
+	case BuiltinOptions2ReduceWindowOptions:
+		return t.Value.(*ReduceWindowOptionsT).Pack(builder)
+	case BuiltinOptions2StableHLOCompositeOptions:
+		return t.Value.(*StableHLOCompositeOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloShiftLeftOptions:
+		return t.Value.(*StablehloShiftLeftOptionsT).Pack(builder)
+	case BuiltinOptions2StablehloCaseOptions:
+		return t.Value.(*StablehloCaseOptionsT).Pack(builder)
+	}
+	return 0
+}
+
+func (rcv BuiltinOptions2) UnPack(table flatbuffers.Table) *BuiltinOptions2T {
+	switch rcv {
+	case BuiltinOptions2StablehloConcatenateOptions:
+		x := StablehloConcatenateOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloConcatenateOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloBroadcastInDimOptions:
+		x := StablehloBroadcastInDimOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloBroadcastInDimOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloSliceOptions:
+		x := StablehloSliceOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloSliceOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloConvolutionOptions:
+		x := StablehloConvolutionOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloConvolutionOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloCustomCallOptions:
+		x := StablehloCustomCallOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloCustomCallOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloReduceOptions:
+		x := StablehloReduceOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloReduceOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloScatterOptions:
+		x := StablehloScatterOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloScatterOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloCompareOptions:
+		x := StablehloCompareOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloCompareOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloDynamicSliceOptions:
+		x := StablehloDynamicSliceOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloDynamicSliceOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloPadOptions:
+		x := StablehloPadOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloPadOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloIotaOptions:
+		x := StablehloIotaOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloIotaOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloDotGeneralOptions:
+		x := StablehloDotGeneralOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloDotGeneralOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloReduceWindowOptions:
+		x := StablehloReduceWindowOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloReduceWindowOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloSortOptions:
+		x := StablehloSortOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloSortOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloWhileOptions:
+		x := StablehloWhileOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloWhileOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloGatherOptions:
+		x := StablehloGatherOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloGatherOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloTransposeOptions:
+		x := StablehloTransposeOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloTransposeOptions, Value: x.UnPack() }
+	case BuiltinOptions2DilateOptions:
+		x := DilateOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2DilateOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloRngBitGeneratorOptions:
+		x := StablehloRngBitGeneratorOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloRngBitGeneratorOptions, Value: x.UnPack() }
+	case BuiltinOptions2ReduceWindowOptions:
+		x := ReduceWindowOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2ReduceWindowOptions, Value: x.UnPack() }
+	case BuiltinOptions2StableHLOCompositeOptions:
+		x := StableHLOCompositeOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StableHLOCompositeOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloShiftLeftOptions:
+		x := StablehloShiftLeftOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloShiftLeftOptions, Value: x.UnPack() }
+	case BuiltinOptions2StablehloCaseOptions:
+		x := StablehloCaseOptions{_tab: table}
+		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloCaseOptions, Value: x.UnPack() }
+	}
+	return nil
 }

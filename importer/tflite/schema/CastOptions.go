@@ -6,6 +6,31 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type CastOptionsT struct {
+	InDataType TensorType `json:"in_data_type"`
+	OutDataType TensorType `json:"out_data_type"`
+}
+
+func (t *CastOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	CastOptionsStart(builder)
+	CastOptionsAddInDataType(builder, t.InDataType)
+	CastOptionsAddOutDataType(builder, t.OutDataType)
+	return CastOptionsEnd(builder)
+}
+
+func (rcv *CastOptions) UnPackTo(t *CastOptionsT) {
+	t.InDataType = rcv.InDataType()
+	t.OutDataType = rcv.OutDataType()
+}
+
+func (rcv *CastOptions) UnPack() *CastOptionsT {
+	if rcv == nil { return nil }
+	t := &CastOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type CastOptions struct {
 	_tab flatbuffers.Table
 }

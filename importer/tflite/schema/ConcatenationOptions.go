@@ -6,6 +6,31 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type ConcatenationOptionsT struct {
+	Axis int32 `json:"axis"`
+	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
+}
+
+func (t *ConcatenationOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	ConcatenationOptionsStart(builder)
+	ConcatenationOptionsAddAxis(builder, t.Axis)
+	ConcatenationOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
+	return ConcatenationOptionsEnd(builder)
+}
+
+func (rcv *ConcatenationOptions) UnPackTo(t *ConcatenationOptionsT) {
+	t.Axis = rcv.Axis()
+	t.FusedActivationFunction = rcv.FusedActivationFunction()
+}
+
+func (rcv *ConcatenationOptions) UnPack() *ConcatenationOptionsT {
+	if rcv == nil { return nil }
+	t := &ConcatenationOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type ConcatenationOptions struct {
 	_tab flatbuffers.Table
 }

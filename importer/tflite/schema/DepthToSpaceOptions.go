@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type DepthToSpaceOptionsT struct {
+	BlockSize int32 `json:"block_size"`
+}
+
+func (t *DepthToSpaceOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	DepthToSpaceOptionsStart(builder)
+	DepthToSpaceOptionsAddBlockSize(builder, t.BlockSize)
+	return DepthToSpaceOptionsEnd(builder)
+}
+
+func (rcv *DepthToSpaceOptions) UnPackTo(t *DepthToSpaceOptionsT) {
+	t.BlockSize = rcv.BlockSize()
+}
+
+func (rcv *DepthToSpaceOptions) UnPack() *DepthToSpaceOptionsT {
+	if rcv == nil { return nil }
+	t := &DepthToSpaceOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type DepthToSpaceOptions struct {
 	_tab flatbuffers.Table
 }

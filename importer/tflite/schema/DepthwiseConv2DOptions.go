@@ -6,6 +6,46 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type DepthwiseConv2DOptionsT struct {
+	Padding Padding `json:"padding"`
+	StrideW int32 `json:"stride_w"`
+	StrideH int32 `json:"stride_h"`
+	DepthMultiplier int32 `json:"depth_multiplier"`
+	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
+	DilationWFactor int32 `json:"dilation_w_factor"`
+	DilationHFactor int32 `json:"dilation_h_factor"`
+}
+
+func (t *DepthwiseConv2DOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	DepthwiseConv2DOptionsStart(builder)
+	DepthwiseConv2DOptionsAddPadding(builder, t.Padding)
+	DepthwiseConv2DOptionsAddStrideW(builder, t.StrideW)
+	DepthwiseConv2DOptionsAddStrideH(builder, t.StrideH)
+	DepthwiseConv2DOptionsAddDepthMultiplier(builder, t.DepthMultiplier)
+	DepthwiseConv2DOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
+	DepthwiseConv2DOptionsAddDilationWFactor(builder, t.DilationWFactor)
+	DepthwiseConv2DOptionsAddDilationHFactor(builder, t.DilationHFactor)
+	return DepthwiseConv2DOptionsEnd(builder)
+}
+
+func (rcv *DepthwiseConv2DOptions) UnPackTo(t *DepthwiseConv2DOptionsT) {
+	t.Padding = rcv.Padding()
+	t.StrideW = rcv.StrideW()
+	t.StrideH = rcv.StrideH()
+	t.DepthMultiplier = rcv.DepthMultiplier()
+	t.FusedActivationFunction = rcv.FusedActivationFunction()
+	t.DilationWFactor = rcv.DilationWFactor()
+	t.DilationHFactor = rcv.DilationHFactor()
+}
+
+func (rcv *DepthwiseConv2DOptions) UnPack() *DepthwiseConv2DOptionsT {
+	if rcv == nil { return nil }
+	t := &DepthwiseConv2DOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type DepthwiseConv2DOptions struct {
 	_tab flatbuffers.Table
 }

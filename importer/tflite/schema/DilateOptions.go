@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type DilateOptionsT struct {
+}
+
+func (t *DilateOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	DilateOptionsStart(builder)
+	return DilateOptionsEnd(builder)
+}
+
+func (rcv *DilateOptions) UnPackTo(t *DilateOptionsT) {
+}
+
+func (rcv *DilateOptions) UnPack() *DilateOptionsT {
+	if rcv == nil { return nil }
+	t := &DilateOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type DilateOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,53 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type DimensionMetadataT struct {
+	Format DimensionType `json:"format"`
+	DenseSize int32 `json:"dense_size"`
+	ArraySegments *SparseIndexVectorT `json:"array_segments"`
+	ArrayIndices *SparseIndexVectorT `json:"array_indices"`
+}
+
+func (t *DimensionMetadataT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	arraySegmentsOffset := t.ArraySegments.Pack(builder)
+	
+	arrayIndicesOffset := t.ArrayIndices.Pack(builder)
+	
+	DimensionMetadataStart(builder)
+	DimensionMetadataAddFormat(builder, t.Format)
+	DimensionMetadataAddDenseSize(builder, t.DenseSize)
+	if t.ArraySegments != nil {
+		DimensionMetadataAddArraySegmentsType(builder, t.ArraySegments.Type)
+	}
+	DimensionMetadataAddArraySegments(builder, arraySegmentsOffset)
+	if t.ArrayIndices != nil {
+		DimensionMetadataAddArrayIndicesType(builder, t.ArrayIndices.Type)
+	}
+	DimensionMetadataAddArrayIndices(builder, arrayIndicesOffset)
+	return DimensionMetadataEnd(builder)
+}
+
+func (rcv *DimensionMetadata) UnPackTo(t *DimensionMetadataT) {
+	t.Format = rcv.Format()
+	t.DenseSize = rcv.DenseSize()
+	arraySegmentsTable := flatbuffers.Table{}
+	if rcv.ArraySegments(&arraySegmentsTable) {
+		t.ArraySegments = rcv.ArraySegmentsType().UnPack(arraySegmentsTable)
+	}
+	arrayIndicesTable := flatbuffers.Table{}
+	if rcv.ArrayIndices(&arrayIndicesTable) {
+		t.ArrayIndices = rcv.ArrayIndicesType().UnPack(arrayIndicesTable)
+	}
+}
+
+func (rcv *DimensionMetadata) UnPack() *DimensionMetadataT {
+	if rcv == nil { return nil }
+	t := &DimensionMetadataT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type DimensionMetadata struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type DivOptionsT struct {
+	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
+}
+
+func (t *DivOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	DivOptionsStart(builder)
+	DivOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
+	return DivOptionsEnd(builder)
+}
+
+func (rcv *DivOptions) UnPackTo(t *DivOptionsT) {
+	t.FusedActivationFunction = rcv.FusedActivationFunction()
+}
+
+func (rcv *DivOptions) UnPack() *DivOptionsT {
+	if rcv == nil { return nil }
+	t := &DivOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type DivOptions struct {
 	_tab flatbuffers.Table
 }

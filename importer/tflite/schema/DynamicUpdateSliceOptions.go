@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type DynamicUpdateSliceOptionsT struct {
+}
+
+func (t *DynamicUpdateSliceOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	DynamicUpdateSliceOptionsStart(builder)
+	return DynamicUpdateSliceOptionsEnd(builder)
+}
+
+func (rcv *DynamicUpdateSliceOptions) UnPackTo(t *DynamicUpdateSliceOptionsT) {
+}
+
+func (rcv *DynamicUpdateSliceOptions) UnPack() *DynamicUpdateSliceOptionsT {
+	if rcv == nil { return nil }
+	t := &DynamicUpdateSliceOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type DynamicUpdateSliceOptions struct {
 	_tab flatbuffers.Table
 }

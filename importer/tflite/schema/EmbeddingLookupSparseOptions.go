@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type EmbeddingLookupSparseOptionsT struct {
+	Combiner CombinerType `json:"combiner"`
+}
+
+func (t *EmbeddingLookupSparseOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	EmbeddingLookupSparseOptionsStart(builder)
+	EmbeddingLookupSparseOptionsAddCombiner(builder, t.Combiner)
+	return EmbeddingLookupSparseOptionsEnd(builder)
+}
+
+func (rcv *EmbeddingLookupSparseOptions) UnPackTo(t *EmbeddingLookupSparseOptionsT) {
+	t.Combiner = rcv.Combiner()
+}
+
+func (rcv *EmbeddingLookupSparseOptions) UnPack() *EmbeddingLookupSparseOptionsT {
+	if rcv == nil { return nil }
+	t := &EmbeddingLookupSparseOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type EmbeddingLookupSparseOptions struct {
 	_tab flatbuffers.Table
 }

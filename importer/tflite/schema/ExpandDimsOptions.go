@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type ExpandDimsOptionsT struct {
+}
+
+func (t *ExpandDimsOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	ExpandDimsOptionsStart(builder)
+	return ExpandDimsOptionsEnd(builder)
+}
+
+func (rcv *ExpandDimsOptions) UnPackTo(t *ExpandDimsOptionsT) {
+}
+
+func (rcv *ExpandDimsOptions) UnPack() *ExpandDimsOptionsT {
+	if rcv == nil { return nil }
+	t := &ExpandDimsOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type ExpandDimsOptions struct {
 	_tab flatbuffers.Table
 }

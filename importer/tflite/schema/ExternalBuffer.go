@@ -6,6 +6,41 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type ExternalBufferT struct {
+	Id uint32 `json:"id"`
+	Group uint32 `json:"group"`
+	Offset uint64 `json:"offset"`
+	Length uint64 `json:"length"`
+	Packing string `json:"packing"`
+}
+
+func (t *ExternalBufferT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	packingOffset := builder.CreateString(t.Packing)
+	ExternalBufferStart(builder)
+	ExternalBufferAddId(builder, t.Id)
+	ExternalBufferAddGroup(builder, t.Group)
+	ExternalBufferAddOffset(builder, t.Offset)
+	ExternalBufferAddLength(builder, t.Length)
+	ExternalBufferAddPacking(builder, packingOffset)
+	return ExternalBufferEnd(builder)
+}
+
+func (rcv *ExternalBuffer) UnPackTo(t *ExternalBufferT) {
+	t.Id = rcv.Id()
+	t.Group = rcv.Group()
+	t.Offset = rcv.Offset()
+	t.Length = rcv.Length()
+	t.Packing = string(rcv.Packing())
+}
+
+func (rcv *ExternalBuffer) UnPack() *ExternalBufferT {
+	if rcv == nil { return nil }
+	t := &ExternalBufferT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type ExternalBuffer struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,29 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type ExternalBufferGroupT struct {
+	Name string `json:"name"`
+}
+
+func (t *ExternalBufferGroupT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	nameOffset := builder.CreateString(t.Name)
+	ExternalBufferGroupStart(builder)
+	ExternalBufferGroupAddName(builder, nameOffset)
+	return ExternalBufferGroupEnd(builder)
+}
+
+func (rcv *ExternalBufferGroup) UnPackTo(t *ExternalBufferGroupT) {
+	t.Name = string(rcv.Name())
+}
+
+func (rcv *ExternalBufferGroup) UnPack() *ExternalBufferGroupT {
+	if rcv == nil { return nil }
+	t := &ExternalBufferGroupT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type ExternalBufferGroup struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type FillOptionsT struct {
+}
+
+func (t *FillOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	FillOptionsStart(builder)
+	return FillOptionsEnd(builder)
+}
+
+func (rcv *FillOptions) UnPackTo(t *FillOptionsT) {
+}
+
+func (rcv *FillOptions) UnPack() *FillOptionsT {
+	if rcv == nil { return nil }
+	t := &FillOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type FillOptions struct {
 	_tab flatbuffers.Table
 }

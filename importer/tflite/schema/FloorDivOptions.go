@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type FloorDivOptionsT struct {
+}
+
+func (t *FloorDivOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	FloorDivOptionsStart(builder)
+	return FloorDivOptionsEnd(builder)
+}
+
+func (rcv *FloorDivOptions) UnPackTo(t *FloorDivOptionsT) {
+}
+
+func (rcv *FloorDivOptions) UnPack() *FloorDivOptionsT {
+	if rcv == nil { return nil }
+	t := &FloorDivOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type FloorDivOptions struct {
 	_tab flatbuffers.Table
 }

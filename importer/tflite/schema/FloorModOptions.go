@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type FloorModOptionsT struct {
+}
+
+func (t *FloorModOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	FloorModOptionsStart(builder)
+	return FloorModOptionsEnd(builder)
+}
+
+func (rcv *FloorModOptions) UnPackTo(t *FloorModOptionsT) {
+}
+
+func (rcv *FloorModOptions) UnPack() *FloorModOptionsT {
+	if rcv == nil { return nil }
+	t := &FloorModOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type FloorModOptions struct {
 	_tab flatbuffers.Table
 }

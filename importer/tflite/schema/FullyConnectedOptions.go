@@ -6,6 +6,40 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type FullyConnectedOptionsT struct {
+	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
+	WeightsFormat FullyConnectedOptionsWeightsFormat `json:"weights_format"`
+	KeepNumDims bool `json:"keep_num_dims"`
+	AsymmetricQuantizeInputs bool `json:"asymmetric_quantize_inputs"`
+	QuantizedBiasType TensorType `json:"quantized_bias_type"`
+}
+
+func (t *FullyConnectedOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	FullyConnectedOptionsStart(builder)
+	FullyConnectedOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
+	FullyConnectedOptionsAddWeightsFormat(builder, t.WeightsFormat)
+	FullyConnectedOptionsAddKeepNumDims(builder, t.KeepNumDims)
+	FullyConnectedOptionsAddAsymmetricQuantizeInputs(builder, t.AsymmetricQuantizeInputs)
+	FullyConnectedOptionsAddQuantizedBiasType(builder, t.QuantizedBiasType)
+	return FullyConnectedOptionsEnd(builder)
+}
+
+func (rcv *FullyConnectedOptions) UnPackTo(t *FullyConnectedOptionsT) {
+	t.FusedActivationFunction = rcv.FusedActivationFunction()
+	t.WeightsFormat = rcv.WeightsFormat()
+	t.KeepNumDims = rcv.KeepNumDims()
+	t.AsymmetricQuantizeInputs = rcv.AsymmetricQuantizeInputs()
+	t.QuantizedBiasType = rcv.QuantizedBiasType()
+}
+
+func (rcv *FullyConnectedOptions) UnPack() *FullyConnectedOptionsT {
+	if rcv == nil { return nil }
+	t := &FullyConnectedOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type FullyConnectedOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,31 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type GatherOptionsT struct {
+	Axis int32 `json:"axis"`
+	BatchDims int32 `json:"batch_dims"`
+}
+
+func (t *GatherOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	GatherOptionsStart(builder)
+	GatherOptionsAddAxis(builder, t.Axis)
+	GatherOptionsAddBatchDims(builder, t.BatchDims)
+	return GatherOptionsEnd(builder)
+}
+
+func (rcv *GatherOptions) UnPackTo(t *GatherOptionsT) {
+	t.Axis = rcv.Axis()
+	t.BatchDims = rcv.BatchDims()
+}
+
+func (rcv *GatherOptions) UnPack() *GatherOptionsT {
+	if rcv == nil { return nil }
+	t := &GatherOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type GatherOptions struct {
 	_tab flatbuffers.Table
 }

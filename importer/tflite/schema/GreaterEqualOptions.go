@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type GreaterEqualOptionsT struct {
+}
+
+func (t *GreaterEqualOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	GreaterEqualOptionsStart(builder)
+	return GreaterEqualOptionsEnd(builder)
+}
+
+func (rcv *GreaterEqualOptions) UnPackTo(t *GreaterEqualOptionsT) {
+}
+
+func (rcv *GreaterEqualOptions) UnPack() *GreaterEqualOptionsT {
+	if rcv == nil { return nil }
+	t := &GreaterEqualOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type GreaterEqualOptions struct {
 	_tab flatbuffers.Table
 }

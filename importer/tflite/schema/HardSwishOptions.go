@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type HardSwishOptionsT struct {
+}
+
+func (t *HardSwishOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	HardSwishOptionsStart(builder)
+	return HardSwishOptionsEnd(builder)
+}
+
+func (rcv *HardSwishOptions) UnPackTo(t *HardSwishOptionsT) {
+}
+
+func (rcv *HardSwishOptions) UnPack() *HardSwishOptionsT {
+	if rcv == nil { return nil }
+	t := &HardSwishOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type HardSwishOptions struct {
 	_tab flatbuffers.Table
 }

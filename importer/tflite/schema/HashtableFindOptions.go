@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type HashtableFindOptionsT struct {
+}
+
+func (t *HashtableFindOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	HashtableFindOptionsStart(builder)
+	return HashtableFindOptionsEnd(builder)
+}
+
+func (rcv *HashtableFindOptions) UnPackTo(t *HashtableFindOptionsT) {
+}
+
+func (rcv *HashtableFindOptions) UnPack() *HashtableFindOptionsT {
+	if rcv == nil { return nil }
+	t := &HashtableFindOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type HashtableFindOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,34 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type HashtableOptionsT struct {
+	TableId int32 `json:"table_id"`
+	KeyDtype TensorType `json:"key_dtype"`
+	ValueDtype TensorType `json:"value_dtype"`
+}
+
+func (t *HashtableOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	HashtableOptionsStart(builder)
+	HashtableOptionsAddTableId(builder, t.TableId)
+	HashtableOptionsAddKeyDtype(builder, t.KeyDtype)
+	HashtableOptionsAddValueDtype(builder, t.ValueDtype)
+	return HashtableOptionsEnd(builder)
+}
+
+func (rcv *HashtableOptions) UnPackTo(t *HashtableOptionsT) {
+	t.TableId = rcv.TableId()
+	t.KeyDtype = rcv.KeyDtype()
+	t.ValueDtype = rcv.ValueDtype()
+}
+
+func (rcv *HashtableOptions) UnPack() *HashtableOptionsT {
+	if rcv == nil { return nil }
+	t := &HashtableOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type HashtableOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,40 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type LSTMOptionsT struct {
+	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
+	CellClip float32 `json:"cell_clip"`
+	ProjClip float32 `json:"proj_clip"`
+	KernelType LSTMKernelType `json:"kernel_type"`
+	AsymmetricQuantizeInputs bool `json:"asymmetric_quantize_inputs"`
+}
+
+func (t *LSTMOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	LSTMOptionsStart(builder)
+	LSTMOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
+	LSTMOptionsAddCellClip(builder, t.CellClip)
+	LSTMOptionsAddProjClip(builder, t.ProjClip)
+	LSTMOptionsAddKernelType(builder, t.KernelType)
+	LSTMOptionsAddAsymmetricQuantizeInputs(builder, t.AsymmetricQuantizeInputs)
+	return LSTMOptionsEnd(builder)
+}
+
+func (rcv *LSTMOptions) UnPackTo(t *LSTMOptionsT) {
+	t.FusedActivationFunction = rcv.FusedActivationFunction()
+	t.CellClip = rcv.CellClip()
+	t.ProjClip = rcv.ProjClip()
+	t.KernelType = rcv.KernelType()
+	t.AsymmetricQuantizeInputs = rcv.AsymmetricQuantizeInputs()
+}
+
+func (rcv *LSTMOptions) UnPack() *LSTMOptionsT {
+	if rcv == nil { return nil }
+	t := &LSTMOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type LSTMOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type LeakyReluOptionsT struct {
+	Alpha float32 `json:"alpha"`
+}
+
+func (t *LeakyReluOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	LeakyReluOptionsStart(builder)
+	LeakyReluOptionsAddAlpha(builder, t.Alpha)
+	return LeakyReluOptionsEnd(builder)
+}
+
+func (rcv *LeakyReluOptions) UnPackTo(t *LeakyReluOptionsT) {
+	t.Alpha = rcv.Alpha()
+}
+
+func (rcv *LeakyReluOptions) UnPack() *LeakyReluOptionsT {
+	if rcv == nil { return nil }
+	t := &LeakyReluOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type LeakyReluOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type LessEqualOptionsT struct {
+}
+
+func (t *LessEqualOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	LessEqualOptionsStart(builder)
+	return LessEqualOptionsEnd(builder)
+}
+
+func (rcv *LessEqualOptions) UnPackTo(t *LessEqualOptionsT) {
+}
+
+func (rcv *LessEqualOptions) UnPack() *LessEqualOptionsT {
+	if rcv == nil { return nil }
+	t := &LessEqualOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type LessEqualOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type LessOptionsT struct {
+}
+
+func (t *LessOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	LessOptionsStart(builder)
+	return LessOptionsEnd(builder)
+}
+
+func (rcv *LessOptions) UnPackTo(t *LessOptionsT) {
+}
+
+func (rcv *LessOptions) UnPack() *LessOptionsT {
+	if rcv == nil { return nil }
+	t := &LessOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type LessOptions struct {
 	_tab flatbuffers.Table
 }

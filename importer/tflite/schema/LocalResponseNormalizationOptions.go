@@ -6,6 +6,37 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type LocalResponseNormalizationOptionsT struct {
+	Radius int32 `json:"radius"`
+	Bias float32 `json:"bias"`
+	Alpha float32 `json:"alpha"`
+	Beta float32 `json:"beta"`
+}
+
+func (t *LocalResponseNormalizationOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	LocalResponseNormalizationOptionsStart(builder)
+	LocalResponseNormalizationOptionsAddRadius(builder, t.Radius)
+	LocalResponseNormalizationOptionsAddBias(builder, t.Bias)
+	LocalResponseNormalizationOptionsAddAlpha(builder, t.Alpha)
+	LocalResponseNormalizationOptionsAddBeta(builder, t.Beta)
+	return LocalResponseNormalizationOptionsEnd(builder)
+}
+
+func (rcv *LocalResponseNormalizationOptions) UnPackTo(t *LocalResponseNormalizationOptionsT) {
+	t.Radius = rcv.Radius()
+	t.Bias = rcv.Bias()
+	t.Alpha = rcv.Alpha()
+	t.Beta = rcv.Beta()
+}
+
+func (rcv *LocalResponseNormalizationOptions) UnPack() *LocalResponseNormalizationOptionsT {
+	if rcv == nil { return nil }
+	t := &LocalResponseNormalizationOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type LocalResponseNormalizationOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type LogicalAndOptionsT struct {
+}
+
+func (t *LogicalAndOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	LogicalAndOptionsStart(builder)
+	return LogicalAndOptionsEnd(builder)
+}
+
+func (rcv *LogicalAndOptions) UnPackTo(t *LogicalAndOptionsT) {
+}
+
+func (rcv *LogicalAndOptions) UnPack() *LogicalAndOptionsT {
+	if rcv == nil { return nil }
+	t := &LogicalAndOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type LogicalAndOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type LogicalOrOptionsT struct {
+}
+
+func (t *LogicalOrOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	LogicalOrOptionsStart(builder)
+	return LogicalOrOptionsEnd(builder)
+}
+
+func (rcv *LogicalOrOptions) UnPackTo(t *LogicalOrOptionsT) {
+}
+
+func (rcv *LogicalOrOptions) UnPack() *LogicalOrOptionsT {
+	if rcv == nil { return nil }
+	t := &LogicalOrOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type LogicalOrOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type MatrixDiagOptionsT struct {
+}
+
+func (t *MatrixDiagOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	MatrixDiagOptionsStart(builder)
+	return MatrixDiagOptionsEnd(builder)
+}
+
+func (rcv *MatrixDiagOptions) UnPackTo(t *MatrixDiagOptionsT) {
+}
+
+func (rcv *MatrixDiagOptions) UnPack() *MatrixDiagOptionsT {
+	if rcv == nil { return nil }
+	t := &MatrixDiagOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type MatrixDiagOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type MatrixSetDiagOptionsT struct {
+}
+
+func (t *MatrixSetDiagOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	MatrixSetDiagOptionsStart(builder)
+	return MatrixSetDiagOptionsEnd(builder)
+}
+
+func (rcv *MatrixSetDiagOptions) UnPackTo(t *MatrixSetDiagOptionsT) {
+}
+
+func (rcv *MatrixSetDiagOptions) UnPack() *MatrixSetDiagOptionsT {
+	if rcv == nil { return nil }
+	t := &MatrixSetDiagOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type MatrixSetDiagOptions struct {
 	_tab flatbuffers.Table
 }

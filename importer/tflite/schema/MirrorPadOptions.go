@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type MirrorPadOptionsT struct {
+	Mode MirrorPadMode `json:"mode"`
+}
+
+func (t *MirrorPadOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	MirrorPadOptionsStart(builder)
+	MirrorPadOptionsAddMode(builder, t.Mode)
+	return MirrorPadOptionsEnd(builder)
+}
+
+func (rcv *MirrorPadOptions) UnPackTo(t *MirrorPadOptionsT) {
+	t.Mode = rcv.Mode()
+}
+
+func (rcv *MirrorPadOptions) UnPack() *MirrorPadOptionsT {
+	if rcv == nil { return nil }
+	t := &MirrorPadOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type MirrorPadOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type MulOptionsT struct {
+	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
+}
+
+func (t *MulOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	MulOptionsStart(builder)
+	MulOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
+	return MulOptionsEnd(builder)
+}
+
+func (rcv *MulOptions) UnPackTo(t *MulOptionsT) {
+	t.FusedActivationFunction = rcv.FusedActivationFunction()
+}
+
+func (rcv *MulOptions) UnPack() *MulOptionsT {
+	if rcv == nil { return nil }
+	t := &MulOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type MulOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type NegOptionsT struct {
+}
+
+func (t *NegOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	NegOptionsStart(builder)
+	return NegOptionsEnd(builder)
+}
+
+func (rcv *NegOptions) UnPackTo(t *NegOptionsT) {
+}
+
+func (rcv *NegOptions) UnPack() *NegOptionsT {
+	if rcv == nil { return nil }
+	t := &NegOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type NegOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type NonMaxSuppressionV4OptionsT struct {
+}
+
+func (t *NonMaxSuppressionV4OptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	NonMaxSuppressionV4OptionsStart(builder)
+	return NonMaxSuppressionV4OptionsEnd(builder)
+}
+
+func (rcv *NonMaxSuppressionV4Options) UnPackTo(t *NonMaxSuppressionV4OptionsT) {
+}
+
+func (rcv *NonMaxSuppressionV4Options) UnPack() *NonMaxSuppressionV4OptionsT {
+	if rcv == nil { return nil }
+	t := &NonMaxSuppressionV4OptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type NonMaxSuppressionV4Options struct {
 	_tab flatbuffers.Table
 }

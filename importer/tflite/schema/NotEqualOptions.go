@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type NotEqualOptionsT struct {
+}
+
+func (t *NotEqualOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	NotEqualOptionsStart(builder)
+	return NotEqualOptionsEnd(builder)
+}
+
+func (rcv *NotEqualOptions) UnPackTo(t *NotEqualOptionsT) {
+}
+
+func (rcv *NotEqualOptions) UnPack() *NotEqualOptionsT {
+	if rcv == nil { return nil }
+	t := &NotEqualOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type NotEqualOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type PadOptionsT struct {
+}
+
+func (t *PadOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	PadOptionsStart(builder)
+	return PadOptionsEnd(builder)
+}
+
+func (rcv *PadOptions) UnPackTo(t *PadOptionsT) {
+}
+
+func (rcv *PadOptions) UnPack() *PadOptionsT {
+	if rcv == nil { return nil }
+	t := &PadOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type PadOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type PadV2OptionsT struct {
+}
+
+func (t *PadV2OptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	PadV2OptionsStart(builder)
+	return PadV2OptionsEnd(builder)
+}
+
+func (rcv *PadV2Options) UnPackTo(t *PadV2OptionsT) {
+}
+
+func (rcv *PadV2Options) UnPack() *PadV2OptionsT {
+	if rcv == nil { return nil }
+	t := &PadV2OptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type PadV2Options struct {
 	_tab flatbuffers.Table
 }

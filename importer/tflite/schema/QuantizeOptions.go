@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type QuantizeOptionsT struct {
+}
+
+func (t *QuantizeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	QuantizeOptionsStart(builder)
+	return QuantizeOptionsEnd(builder)
+}
+
+func (rcv *QuantizeOptions) UnPackTo(t *QuantizeOptionsT) {
+}
+
+func (rcv *QuantizeOptions) UnPack() *QuantizeOptionsT {
+	if rcv == nil { return nil }
+	t := &QuantizeOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type QuantizeOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,31 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type RNNOptionsT struct {
+	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
+	AsymmetricQuantizeInputs bool `json:"asymmetric_quantize_inputs"`
+}
+
+func (t *RNNOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	RNNOptionsStart(builder)
+	RNNOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
+	RNNOptionsAddAsymmetricQuantizeInputs(builder, t.AsymmetricQuantizeInputs)
+	return RNNOptionsEnd(builder)
+}
+
+func (rcv *RNNOptions) UnPackTo(t *RNNOptionsT) {
+	t.FusedActivationFunction = rcv.FusedActivationFunction()
+	t.AsymmetricQuantizeInputs = rcv.AsymmetricQuantizeInputs()
+}
+
+func (rcv *RNNOptions) UnPack() *RNNOptionsT {
+	if rcv == nil { return nil }
+	t := &RNNOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type RNNOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,31 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type RandomOptionsT struct {
+	Seed int64 `json:"seed"`
+	Seed2 int64 `json:"seed2"`
+}
+
+func (t *RandomOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	RandomOptionsStart(builder)
+	RandomOptionsAddSeed(builder, t.Seed)
+	RandomOptionsAddSeed2(builder, t.Seed2)
+	return RandomOptionsEnd(builder)
+}
+
+func (rcv *RandomOptions) UnPackTo(t *RandomOptionsT) {
+	t.Seed = rcv.Seed()
+	t.Seed2 = rcv.Seed2()
+}
+
+func (rcv *RandomOptions) UnPack() *RandomOptionsT {
+	if rcv == nil { return nil }
+	t := &RandomOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type RandomOptions struct {
 	_tab flatbuffers.Table
 }

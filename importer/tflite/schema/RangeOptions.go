@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type RangeOptionsT struct {
+}
+
+func (t *RangeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	RangeOptionsStart(builder)
+	return RangeOptionsEnd(builder)
+}
+
+func (rcv *RangeOptions) UnPackTo(t *RangeOptionsT) {
+}
+
+func (rcv *RangeOptions) UnPack() *RangeOptionsT {
+	if rcv == nil { return nil }
+	t := &RangeOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type RangeOptions struct {
 	_tab flatbuffers.Table
 }

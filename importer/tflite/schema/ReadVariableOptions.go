@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type ReadVariableOptionsT struct {
+}
+
+func (t *ReadVariableOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	ReadVariableOptionsStart(builder)
+	return ReadVariableOptionsEnd(builder)
+}
+
+func (rcv *ReadVariableOptions) UnPackTo(t *ReadVariableOptionsT) {
+}
+
+func (rcv *ReadVariableOptions) UnPack() *ReadVariableOptionsT {
+	if rcv == nil { return nil }
+	t := &ReadVariableOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type ReadVariableOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type ReduceWindowOptionsT struct {
+	ReduceFunction ReduceWindowFunction `json:"reduce_function"`
+}
+
+func (t *ReduceWindowOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	ReduceWindowOptionsStart(builder)
+	ReduceWindowOptionsAddReduceFunction(builder, t.ReduceFunction)
+	return ReduceWindowOptionsEnd(builder)
+}
+
+func (rcv *ReduceWindowOptions) UnPackTo(t *ReduceWindowOptionsT) {
+	t.ReduceFunction = rcv.ReduceFunction()
+}
+
+func (rcv *ReduceWindowOptions) UnPack() *ReduceWindowOptionsT {
+	if rcv == nil { return nil }
+	t := &ReduceWindowOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type ReduceWindowOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,41 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type ReshapeOptionsT struct {
+	NewShape []int32 `json:"new_shape"`
+}
+
+func (t *ReshapeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	newShapeOffset := flatbuffers.UOffsetT(0)
+	if t.NewShape != nil {
+		newShapeLength := len(t.NewShape)
+		ReshapeOptionsStartNewShapeVector(builder, newShapeLength)
+		for j := newShapeLength - 1; j >= 0; j-- {
+			builder.PrependInt32(t.NewShape[j])
+		}
+		newShapeOffset = builder.EndVector(newShapeLength)
+	}
+	ReshapeOptionsStart(builder)
+	ReshapeOptionsAddNewShape(builder, newShapeOffset)
+	return ReshapeOptionsEnd(builder)
+}
+
+func (rcv *ReshapeOptions) UnPackTo(t *ReshapeOptionsT) {
+	newShapeLength := rcv.NewShapeLength()
+	t.NewShape = make([]int32, newShapeLength)
+	for j := 0; j < newShapeLength; j++ {
+		t.NewShape[j] = rcv.NewShape(j)
+	}
+}
+
+func (rcv *ReshapeOptions) UnPack() *ReshapeOptionsT {
+	if rcv == nil { return nil }
+	t := &ReshapeOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type ReshapeOptions struct {
 	_tab flatbuffers.Table
 }

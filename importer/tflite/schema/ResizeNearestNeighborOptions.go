@@ -6,6 +6,31 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type ResizeNearestNeighborOptionsT struct {
+	AlignCorners bool `json:"align_corners"`
+	HalfPixelCenters bool `json:"half_pixel_centers"`
+}
+
+func (t *ResizeNearestNeighborOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	ResizeNearestNeighborOptionsStart(builder)
+	ResizeNearestNeighborOptionsAddAlignCorners(builder, t.AlignCorners)
+	ResizeNearestNeighborOptionsAddHalfPixelCenters(builder, t.HalfPixelCenters)
+	return ResizeNearestNeighborOptionsEnd(builder)
+}
+
+func (rcv *ResizeNearestNeighborOptions) UnPackTo(t *ResizeNearestNeighborOptionsT) {
+	t.AlignCorners = rcv.AlignCorners()
+	t.HalfPixelCenters = rcv.HalfPixelCenters()
+}
+
+func (rcv *ResizeNearestNeighborOptions) UnPack() *ResizeNearestNeighborOptionsT {
+	if rcv == nil { return nil }
+	t := &ResizeNearestNeighborOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type ResizeNearestNeighborOptions struct {
 	_tab flatbuffers.Table
 }

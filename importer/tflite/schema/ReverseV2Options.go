@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type ReverseV2OptionsT struct {
+}
+
+func (t *ReverseV2OptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	ReverseV2OptionsStart(builder)
+	return ReverseV2OptionsEnd(builder)
+}
+
+func (rcv *ReverseV2Options) UnPackTo(t *ReverseV2OptionsT) {
+}
+
+func (rcv *ReverseV2Options) UnPack() *ReverseV2OptionsT {
+	if rcv == nil { return nil }
+	t := &ReverseV2OptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type ReverseV2Options struct {
 	_tab flatbuffers.Table
 }

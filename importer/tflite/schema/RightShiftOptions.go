@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type RightShiftOptionsT struct {
+}
+
+func (t *RightShiftOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	RightShiftOptionsStart(builder)
+	return RightShiftOptionsEnd(builder)
+}
+
+func (rcv *RightShiftOptions) UnPackTo(t *RightShiftOptionsT) {
+}
+
+func (rcv *RightShiftOptions) UnPack() *RightShiftOptionsT {
+	if rcv == nil { return nil }
+	t := &RightShiftOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type RightShiftOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,34 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type SVDFOptionsT struct {
+	Rank int32 `json:"rank"`
+	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
+	AsymmetricQuantizeInputs bool `json:"asymmetric_quantize_inputs"`
+}
+
+func (t *SVDFOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	SVDFOptionsStart(builder)
+	SVDFOptionsAddRank(builder, t.Rank)
+	SVDFOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
+	SVDFOptionsAddAsymmetricQuantizeInputs(builder, t.AsymmetricQuantizeInputs)
+	return SVDFOptionsEnd(builder)
+}
+
+func (rcv *SVDFOptions) UnPackTo(t *SVDFOptionsT) {
+	t.Rank = rcv.Rank()
+	t.FusedActivationFunction = rcv.FusedActivationFunction()
+	t.AsymmetricQuantizeInputs = rcv.AsymmetricQuantizeInputs()
+}
+
+func (rcv *SVDFOptions) UnPack() *SVDFOptionsT {
+	if rcv == nil { return nil }
+	t := &SVDFOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type SVDFOptions struct {
 	_tab flatbuffers.Table
 }

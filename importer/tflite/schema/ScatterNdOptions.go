@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type ScatterNdOptionsT struct {
+}
+
+func (t *ScatterNdOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	ScatterNdOptionsStart(builder)
+	return ScatterNdOptionsEnd(builder)
+}
+
+func (rcv *ScatterNdOptions) UnPackTo(t *ScatterNdOptionsT) {
+}
+
+func (rcv *ScatterNdOptions) UnPack() *ScatterNdOptionsT {
+	if rcv == nil { return nil }
+	t := &ScatterNdOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type ScatterNdOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type SegmentSumOptionsT struct {
+}
+
+func (t *SegmentSumOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	SegmentSumOptionsStart(builder)
+	return SegmentSumOptionsEnd(builder)
+}
+
+func (rcv *SegmentSumOptions) UnPackTo(t *SegmentSumOptionsT) {
+}
+
+func (rcv *SegmentSumOptions) UnPack() *SegmentSumOptionsT {
+	if rcv == nil { return nil }
+	t := &SegmentSumOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type SegmentSumOptions struct {
 	_tab flatbuffers.Table
 }

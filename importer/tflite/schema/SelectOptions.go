@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type SelectOptionsT struct {
+}
+
+func (t *SelectOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	SelectOptionsStart(builder)
+	return SelectOptionsEnd(builder)
+}
+
+func (rcv *SelectOptions) UnPackTo(t *SelectOptionsT) {
+}
+
+func (rcv *SelectOptions) UnPack() *SelectOptionsT {
+	if rcv == nil { return nil }
+	t := &SelectOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type SelectOptions struct {
 	_tab flatbuffers.Table
 }

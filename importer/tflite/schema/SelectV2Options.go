@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type SelectV2OptionsT struct {
+}
+
+func (t *SelectV2OptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	SelectV2OptionsStart(builder)
+	return SelectV2OptionsEnd(builder)
+}
+
+func (rcv *SelectV2Options) UnPackTo(t *SelectV2OptionsT) {
+}
+
+func (rcv *SelectV2Options) UnPack() *SelectV2OptionsT {
+	if rcv == nil { return nil }
+	t := &SelectV2OptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type SelectV2Options struct {
 	_tab flatbuffers.Table
 }

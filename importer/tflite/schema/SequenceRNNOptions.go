@@ -6,6 +6,34 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type SequenceRNNOptionsT struct {
+	TimeMajor bool `json:"time_major"`
+	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
+	AsymmetricQuantizeInputs bool `json:"asymmetric_quantize_inputs"`
+}
+
+func (t *SequenceRNNOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	SequenceRNNOptionsStart(builder)
+	SequenceRNNOptionsAddTimeMajor(builder, t.TimeMajor)
+	SequenceRNNOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
+	SequenceRNNOptionsAddAsymmetricQuantizeInputs(builder, t.AsymmetricQuantizeInputs)
+	return SequenceRNNOptionsEnd(builder)
+}
+
+func (rcv *SequenceRNNOptions) UnPackTo(t *SequenceRNNOptionsT) {
+	t.TimeMajor = rcv.TimeMajor()
+	t.FusedActivationFunction = rcv.FusedActivationFunction()
+	t.AsymmetricQuantizeInputs = rcv.AsymmetricQuantizeInputs()
+}
+
+func (rcv *SequenceRNNOptions) UnPack() *SequenceRNNOptionsT {
+	if rcv == nil { return nil }
+	t := &SequenceRNNOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type SequenceRNNOptions struct {
 	_tab flatbuffers.Table
 }

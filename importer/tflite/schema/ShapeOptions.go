@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type ShapeOptionsT struct {
+	OutType TensorType `json:"out_type"`
+}
+
+func (t *ShapeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	ShapeOptionsStart(builder)
+	ShapeOptionsAddOutType(builder, t.OutType)
+	return ShapeOptionsEnd(builder)
+}
+
+func (rcv *ShapeOptions) UnPackTo(t *ShapeOptionsT) {
+	t.OutType = rcv.OutType()
+}
+
+func (rcv *ShapeOptions) UnPack() *ShapeOptionsT {
+	if rcv == nil { return nil }
+	t := &ShapeOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type ShapeOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,76 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type SignatureDefT struct {
+	Inputs []*TensorMapT `json:"inputs"`
+	Outputs []*TensorMapT `json:"outputs"`
+	SignatureKey string `json:"signature_key"`
+	SubgraphIndex uint32 `json:"subgraph_index"`
+}
+
+func (t *SignatureDefT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	inputsOffset := flatbuffers.UOffsetT(0)
+	if t.Inputs != nil {
+		inputsLength := len(t.Inputs)
+		inputsOffsets := make([]flatbuffers.UOffsetT, inputsLength)
+		for j := 0; j < inputsLength; j++ {
+			inputsOffsets[j] = t.Inputs[j].Pack(builder)
+		}
+		SignatureDefStartInputsVector(builder, inputsLength)
+		for j := inputsLength - 1; j >= 0; j-- {
+			builder.PrependUOffsetT(inputsOffsets[j])
+		}
+		inputsOffset = builder.EndVector(inputsLength)
+	}
+	outputsOffset := flatbuffers.UOffsetT(0)
+	if t.Outputs != nil {
+		outputsLength := len(t.Outputs)
+		outputsOffsets := make([]flatbuffers.UOffsetT, outputsLength)
+		for j := 0; j < outputsLength; j++ {
+			outputsOffsets[j] = t.Outputs[j].Pack(builder)
+		}
+		SignatureDefStartOutputsVector(builder, outputsLength)
+		for j := outputsLength - 1; j >= 0; j-- {
+			builder.PrependUOffsetT(outputsOffsets[j])
+		}
+		outputsOffset = builder.EndVector(outputsLength)
+	}
+	signatureKeyOffset := builder.CreateString(t.SignatureKey)
+	SignatureDefStart(builder)
+	SignatureDefAddInputs(builder, inputsOffset)
+	SignatureDefAddOutputs(builder, outputsOffset)
+	SignatureDefAddSignatureKey(builder, signatureKeyOffset)
+	SignatureDefAddSubgraphIndex(builder, t.SubgraphIndex)
+	return SignatureDefEnd(builder)
+}
+
+func (rcv *SignatureDef) UnPackTo(t *SignatureDefT) {
+	inputsLength := rcv.InputsLength()
+	t.Inputs = make([]*TensorMapT, inputsLength)
+	for j := 0; j < inputsLength; j++ {
+		x := TensorMap{}
+		rcv.Inputs(&x, j)
+		t.Inputs[j] = x.UnPack()
+	}
+	outputsLength := rcv.OutputsLength()
+	t.Outputs = make([]*TensorMapT, outputsLength)
+	for j := 0; j < outputsLength; j++ {
+		x := TensorMap{}
+		rcv.Outputs(&x, j)
+		t.Outputs[j] = x.UnPack()
+	}
+	t.SignatureKey = string(rcv.SignatureKey())
+	t.SubgraphIndex = rcv.SubgraphIndex()
+}
+
+func (rcv *SignatureDef) UnPack() *SignatureDefT {
+	if rcv == nil { return nil }
+	t := &SignatureDefT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type SignatureDef struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,34 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type SkipGramOptionsT struct {
+	NgramSize int32 `json:"ngram_size"`
+	MaxSkipSize int32 `json:"max_skip_size"`
+	IncludeAllNgrams bool `json:"include_all_ngrams"`
+}
+
+func (t *SkipGramOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	SkipGramOptionsStart(builder)
+	SkipGramOptionsAddNgramSize(builder, t.NgramSize)
+	SkipGramOptionsAddMaxSkipSize(builder, t.MaxSkipSize)
+	SkipGramOptionsAddIncludeAllNgrams(builder, t.IncludeAllNgrams)
+	return SkipGramOptionsEnd(builder)
+}
+
+func (rcv *SkipGramOptions) UnPackTo(t *SkipGramOptionsT) {
+	t.NgramSize = rcv.NgramSize()
+	t.MaxSkipSize = rcv.MaxSkipSize()
+	t.IncludeAllNgrams = rcv.IncludeAllNgrams()
+}
+
+func (rcv *SkipGramOptions) UnPack() *SkipGramOptionsT {
+	if rcv == nil { return nil }
+	t := &SkipGramOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type SkipGramOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type SpaceToDepthOptionsT struct {
+	BlockSize int32 `json:"block_size"`
+}
+
+func (t *SpaceToDepthOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	SpaceToDepthOptionsStart(builder)
+	SpaceToDepthOptionsAddBlockSize(builder, t.BlockSize)
+	return SpaceToDepthOptionsEnd(builder)
+}
+
+func (rcv *SpaceToDepthOptions) UnPackTo(t *SpaceToDepthOptionsT) {
+	t.BlockSize = rcv.BlockSize()
+}
+
+func (rcv *SpaceToDepthOptions) UnPack() *SpaceToDepthOptionsT {
+	if rcv == nil { return nil }
+	t := &SpaceToDepthOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type SpaceToDepthOptions struct {
 	_tab flatbuffers.Table
 }

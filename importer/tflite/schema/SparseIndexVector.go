@@ -2,7 +2,11 @@
 
 package schema
 
-import "strconv"
+import (
+	"strconv"
+
+	flatbuffers "github.com/google/flatbuffers/go"
+)
 
 type SparseIndexVector byte
 
@@ -32,4 +36,39 @@ func (v SparseIndexVector) String() string {
 		return s
 	}
 	return "SparseIndexVector(" + strconv.FormatInt(int64(v), 10) + ")"
+}
+
+type SparseIndexVectorT struct {
+	Type SparseIndexVector
+	Value interface{}
+}
+
+func (t *SparseIndexVectorT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil {
+		return 0
+	}
+	switch t.Type {
+	case SparseIndexVectorInt32Vector:
+		return t.Value.(*Int32VectorT).Pack(builder)
+	case SparseIndexVectorUint16Vector:
+		return t.Value.(*Uint16VectorT).Pack(builder)
+	case SparseIndexVectorUint8Vector:
+		return t.Value.(*Uint8VectorT).Pack(builder)
+	}
+	return 0
+}
+
+func (rcv SparseIndexVector) UnPack(table flatbuffers.Table) *SparseIndexVectorT {
+	switch rcv {
+	case SparseIndexVectorInt32Vector:
+		x := Int32Vector{_tab: table}
+		return &SparseIndexVectorT{ Type: SparseIndexVectorInt32Vector, Value: x.UnPack() }
+	case SparseIndexVectorUint16Vector:
+		x := Uint16Vector{_tab: table}
+		return &SparseIndexVectorT{ Type: SparseIndexVectorUint16Vector, Value: x.UnPack() }
+	case SparseIndexVectorUint8Vector:
+		x := Uint8Vector{_tab: table}
+		return &SparseIndexVectorT{ Type: SparseIndexVectorUint8Vector, Value: x.UnPack() }
+	}
+	return nil
 }

@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type SparseToDenseOptionsT struct {
+	ValidateIndices bool `json:"validate_indices"`
+}
+
+func (t *SparseToDenseOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	SparseToDenseOptionsStart(builder)
+	SparseToDenseOptionsAddValidateIndices(builder, t.ValidateIndices)
+	return SparseToDenseOptionsEnd(builder)
+}
+
+func (rcv *SparseToDenseOptions) UnPackTo(t *SparseToDenseOptionsT) {
+	t.ValidateIndices = rcv.ValidateIndices()
+}
+
+func (rcv *SparseToDenseOptions) UnPack() *SparseToDenseOptionsT {
+	if rcv == nil { return nil }
+	t := &SparseToDenseOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type SparseToDenseOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type SplitOptionsT struct {
+	NumSplits int32 `json:"num_splits"`
+}
+
+func (t *SplitOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	SplitOptionsStart(builder)
+	SplitOptionsAddNumSplits(builder, t.NumSplits)
+	return SplitOptionsEnd(builder)
+}
+
+func (rcv *SplitOptions) UnPackTo(t *SplitOptionsT) {
+	t.NumSplits = rcv.NumSplits()
+}
+
+func (rcv *SplitOptions) UnPack() *SplitOptionsT {
+	if rcv == nil { return nil }
+	t := &SplitOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type SplitOptions struct {
 	_tab flatbuffers.Table
 }

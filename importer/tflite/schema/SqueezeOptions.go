@@ -6,6 +6,41 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type SqueezeOptionsT struct {
+	SqueezeDims []int32 `json:"squeeze_dims"`
+}
+
+func (t *SqueezeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	squeezeDimsOffset := flatbuffers.UOffsetT(0)
+	if t.SqueezeDims != nil {
+		squeezeDimsLength := len(t.SqueezeDims)
+		SqueezeOptionsStartSqueezeDimsVector(builder, squeezeDimsLength)
+		for j := squeezeDimsLength - 1; j >= 0; j-- {
+			builder.PrependInt32(t.SqueezeDims[j])
+		}
+		squeezeDimsOffset = builder.EndVector(squeezeDimsLength)
+	}
+	SqueezeOptionsStart(builder)
+	SqueezeOptionsAddSqueezeDims(builder, squeezeDimsOffset)
+	return SqueezeOptionsEnd(builder)
+}
+
+func (rcv *SqueezeOptions) UnPackTo(t *SqueezeOptionsT) {
+	squeezeDimsLength := rcv.SqueezeDimsLength()
+	t.SqueezeDims = make([]int32, squeezeDimsLength)
+	for j := 0; j < squeezeDimsLength; j++ {
+		t.SqueezeDims[j] = rcv.SqueezeDims(j)
+	}
+}
+
+func (rcv *SqueezeOptions) UnPack() *SqueezeOptionsT {
+	if rcv == nil { return nil }
+	t := &SqueezeOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type SqueezeOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,45 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type StableHLOCompositeOptionsT struct {
+	Name string `json:"name"`
+	DecompositionSubgraphIndex int32 `json:"decomposition_subgraph_index"`
+	CompositeAttributes []byte `json:"composite_attributes"`
+	CompositeAttributesFormat CustomOptionsFormat `json:"composite_attributes_format"`
+	Version int32 `json:"version"`
+}
+
+func (t *StableHLOCompositeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	nameOffset := builder.CreateString(t.Name)
+	compositeAttributesOffset := flatbuffers.UOffsetT(0)
+	if t.CompositeAttributes != nil {
+		compositeAttributesOffset = builder.CreateByteString(t.CompositeAttributes)
+	}
+	StableHLOCompositeOptionsStart(builder)
+	StableHLOCompositeOptionsAddName(builder, nameOffset)
+	StableHLOCompositeOptionsAddDecompositionSubgraphIndex(builder, t.DecompositionSubgraphIndex)
+	StableHLOCompositeOptionsAddCompositeAttributes(builder, compositeAttributesOffset)
+	StableHLOCompositeOptionsAddCompositeAttributesFormat(builder, t.CompositeAttributesFormat)
+	StableHLOCompositeOptionsAddVersion(builder, t.Version)
+	return StableHLOCompositeOptionsEnd(builder)
+}
+
+func (rcv *StableHLOCompositeOptions) UnPackTo(t *StableHLOCompositeOptionsT) {
+	t.Name = string(rcv.Name())
+	t.DecompositionSubgraphIndex = rcv.DecompositionSubgraphIndex()
+	t.CompositeAttributes = rcv.CompositeAttributesBytes()
+	t.CompositeAttributesFormat = rcv.CompositeAttributesFormat()
+	t.Version = rcv.Version()
+}
+
+func (rcv *StableHLOCompositeOptions) UnPack() *StableHLOCompositeOptionsT {
+	if rcv == nil { return nil }
+	t := &StableHLOCompositeOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type StableHLOCompositeOptions struct {
 	_tab flatbuffers.Table
 }

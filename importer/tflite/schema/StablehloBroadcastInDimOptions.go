@@ -6,6 +6,41 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type StablehloBroadcastInDimOptionsT struct {
+	BroadcastDimensions []int64 `json:"broadcast_dimensions"`
+}
+
+func (t *StablehloBroadcastInDimOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	broadcastDimensionsOffset := flatbuffers.UOffsetT(0)
+	if t.BroadcastDimensions != nil {
+		broadcastDimensionsLength := len(t.BroadcastDimensions)
+		StablehloBroadcastInDimOptionsStartBroadcastDimensionsVector(builder, broadcastDimensionsLength)
+		for j := broadcastDimensionsLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.BroadcastDimensions[j])
+		}
+		broadcastDimensionsOffset = builder.EndVector(broadcastDimensionsLength)
+	}
+	StablehloBroadcastInDimOptionsStart(builder)
+	StablehloBroadcastInDimOptionsAddBroadcastDimensions(builder, broadcastDimensionsOffset)
+	return StablehloBroadcastInDimOptionsEnd(builder)
+}
+
+func (rcv *StablehloBroadcastInDimOptions) UnPackTo(t *StablehloBroadcastInDimOptionsT) {
+	broadcastDimensionsLength := rcv.BroadcastDimensionsLength()
+	t.BroadcastDimensions = make([]int64, broadcastDimensionsLength)
+	for j := 0; j < broadcastDimensionsLength; j++ {
+		t.BroadcastDimensions[j] = rcv.BroadcastDimensions(j)
+	}
+}
+
+func (rcv *StablehloBroadcastInDimOptions) UnPack() *StablehloBroadcastInDimOptionsT {
+	if rcv == nil { return nil }
+	t := &StablehloBroadcastInDimOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type StablehloBroadcastInDimOptions struct {
 	_tab flatbuffers.Table
 }

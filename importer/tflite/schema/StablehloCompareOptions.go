@@ -6,6 +6,31 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type StablehloCompareOptionsT struct {
+	ComparisonDirection StablehloComparisonDirection `json:"comparison_direction"`
+	CompareType StablehloComparisonType `json:"compare_type"`
+}
+
+func (t *StablehloCompareOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	StablehloCompareOptionsStart(builder)
+	StablehloCompareOptionsAddComparisonDirection(builder, t.ComparisonDirection)
+	StablehloCompareOptionsAddCompareType(builder, t.CompareType)
+	return StablehloCompareOptionsEnd(builder)
+}
+
+func (rcv *StablehloCompareOptions) UnPackTo(t *StablehloCompareOptionsT) {
+	t.ComparisonDirection = rcv.ComparisonDirection()
+	t.CompareType = rcv.CompareType()
+}
+
+func (rcv *StablehloCompareOptions) UnPack() *StablehloCompareOptionsT {
+	if rcv == nil { return nil }
+	t := &StablehloCompareOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type StablehloCompareOptions struct {
 	_tab flatbuffers.Table
 }

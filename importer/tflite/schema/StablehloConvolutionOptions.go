@@ -6,6 +6,193 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type StablehloConvolutionOptionsT struct {
+	WindowStrides []int64 `json:"window_strides"`
+	Padding []int64 `json:"padding"`
+	LhsDilation []int64 `json:"lhs_dilation"`
+	RhsDilation []int64 `json:"rhs_dilation"`
+	WindowReversal []bool `json:"window_reversal"`
+	InputBatchDimension int64 `json:"input_batch_dimension"`
+	InputFeatureDimension int64 `json:"input_feature_dimension"`
+	InputSpatialDimensions []int64 `json:"input_spatial_dimensions"`
+	KernelInputFeatureDimension int64 `json:"kernel_input_feature_dimension"`
+	KernelOutputFeatureDimension int64 `json:"kernel_output_feature_dimension"`
+	KernelSpatialDimensions []int64 `json:"kernel_spatial_dimensions"`
+	OutputBatchDimension int64 `json:"output_batch_dimension"`
+	OutputFeatureDimension int64 `json:"output_feature_dimension"`
+	OutputSpatialDimensions []int64 `json:"output_spatial_dimensions"`
+	FeatureGroupCount int64 `json:"feature_group_count"`
+	BatchGroupCount int64 `json:"batch_group_count"`
+	PrecisionConfig []StablehloPrecisionConfig `json:"precision_config"`
+}
+
+func (t *StablehloConvolutionOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	windowStridesOffset := flatbuffers.UOffsetT(0)
+	if t.WindowStrides != nil {
+		windowStridesLength := len(t.WindowStrides)
+		StablehloConvolutionOptionsStartWindowStridesVector(builder, windowStridesLength)
+		for j := windowStridesLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.WindowStrides[j])
+		}
+		windowStridesOffset = builder.EndVector(windowStridesLength)
+	}
+	paddingOffset := flatbuffers.UOffsetT(0)
+	if t.Padding != nil {
+		paddingLength := len(t.Padding)
+		StablehloConvolutionOptionsStartPaddingVector(builder, paddingLength)
+		for j := paddingLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.Padding[j])
+		}
+		paddingOffset = builder.EndVector(paddingLength)
+	}
+	lhsDilationOffset := flatbuffers.UOffsetT(0)
+	if t.LhsDilation != nil {
+		lhsDilationLength := len(t.LhsDilation)
+		StablehloConvolutionOptionsStartLhsDilationVector(builder, lhsDilationLength)
+		for j := lhsDilationLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.LhsDilation[j])
+		}
+		lhsDilationOffset = builder.EndVector(lhsDilationLength)
+	}
+	rhsDilationOffset := flatbuffers.UOffsetT(0)
+	if t.RhsDilation != nil {
+		rhsDilationLength := len(t.RhsDilation)
+		StablehloConvolutionOptionsStartRhsDilationVector(builder, rhsDilationLength)
+		for j := rhsDilationLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.RhsDilation[j])
+		}
+		rhsDilationOffset = builder.EndVector(rhsDilationLength)
+	}
+	windowReversalOffset := flatbuffers.UOffsetT(0)
+	if t.WindowReversal != nil {
+		windowReversalLength := len(t.WindowReversal)
+		StablehloConvolutionOptionsStartWindowReversalVector(builder, windowReversalLength)
+		for j := windowReversalLength - 1; j >= 0; j-- {
+			builder.PrependBool(t.WindowReversal[j])
+		}
+		windowReversalOffset = builder.EndVector(windowReversalLength)
+	}
+	inputSpatialDimensionsOffset := flatbuffers.UOffsetT(0)
+	if t.InputSpatialDimensions != nil {
+		inputSpatialDimensionsLength := len(t.InputSpatialDimensions)
+		StablehloConvolutionOptionsStartInputSpatialDimensionsVector(builder, inputSpatialDimensionsLength)
+		for j := inputSpatialDimensionsLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.InputSpatialDimensions[j])
+		}
+		inputSpatialDimensionsOffset = builder.EndVector(inputSpatialDimensionsLength)
+	}
+	kernelSpatialDimensionsOffset := flatbuffers.UOffsetT(0)
+	if t.KernelSpatialDimensions != nil {
+		kernelSpatialDimensionsLength := len(t.KernelSpatialDimensions)
+		StablehloConvolutionOptionsStartKernelSpatialDimensionsVector(builder, kernelSpatialDimensionsLength)
+		for j := kernelSpatialDimensionsLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.KernelSpatialDimensions[j])
+		}
+		kernelSpatialDimensionsOffset = builder.EndVector(kernelSpatialDimensionsLength)
+	}
+	outputSpatialDimensionsOffset := flatbuffers.UOffsetT(0)
+	if t.OutputSpatialDimensions != nil {
+		outputSpatialDimensionsLength := len(t.OutputSpatialDimensions)
+		StablehloConvolutionOptionsStartOutputSpatialDimensionsVector(builder, outputSpatialDimensionsLength)
+		for j := outputSpatialDimensionsLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.OutputSpatialDimensions[j])
+		}
+		outputSpatialDimensionsOffset = builder.EndVector(outputSpatialDimensionsLength)
+	}
+	precisionConfigOffset := flatbuffers.UOffsetT(0)
+	if t.PrecisionConfig != nil {
+		precisionConfigLength := len(t.PrecisionConfig)
+		StablehloConvolutionOptionsStartPrecisionConfigVector(builder, precisionConfigLength)
+		for j := precisionConfigLength - 1; j >= 0; j-- {
+			builder.PrependUint32(uint32(t.PrecisionConfig[j]))
+		}
+		precisionConfigOffset = builder.EndVector(precisionConfigLength)
+	}
+	StablehloConvolutionOptionsStart(builder)
+	StablehloConvolutionOptionsAddWindowStrides(builder, windowStridesOffset)
+	StablehloConvolutionOptionsAddPadding(builder, paddingOffset)
+	StablehloConvolutionOptionsAddLhsDilation(builder, lhsDilationOffset)
+	StablehloConvolutionOptionsAddRhsDilation(builder, rhsDilationOffset)
+	StablehloConvolutionOptionsAddWindowReversal(builder, windowReversalOffset)
+	StablehloConvolutionOptionsAddInputBatchDimension(builder, t.InputBatchDimension)
+	StablehloConvolutionOptionsAddInputFeatureDimension(builder, t.InputFeatureDimension)
+	StablehloConvolutionOptionsAddInputSpatialDimensions(builder, inputSpatialDimensionsOffset)
+	StablehloConvolutionOptionsAddKernelInputFeatureDimension(builder, t.KernelInputFeatureDimension)
+	StablehloConvolutionOptionsAddKernelOutputFeatureDimension(builder, t.KernelOutputFeatureDimension)
+	StablehloConvolutionOptionsAddKernelSpatialDimensions(builder, kernelSpatialDimensionsOffset)
+	StablehloConvolutionOptionsAddOutputBatchDimension(builder, t.OutputBatchDimension)
+	StablehloConvolutionOptionsAddOutputFeatureDimension(builder, t.OutputFeatureDimension)
+	StablehloConvolutionOptionsAddOutputSpatialDimensions(builder, outputSpatialDimensionsOffset)
+	StablehloConvolutionOptionsAddFeatureGroupCount(builder, t.FeatureGroupCount)
+	StablehloConvolutionOptionsAddBatchGroupCount(builder, t.BatchGroupCount)
+	StablehloConvolutionOptionsAddPrecisionConfig(builder, precisionConfigOffset)
+	return StablehloConvolutionOptionsEnd(builder)
+}
+
+func (rcv *StablehloConvolutionOptions) UnPackTo(t *StablehloConvolutionOptionsT) {
+	windowStridesLength := rcv.WindowStridesLength()
+	t.WindowStrides = make([]int64, windowStridesLength)
+	for j := 0; j < windowStridesLength; j++ {
+		t.WindowStrides[j] = rcv.WindowStrides(j)
+	}
+	paddingLength := rcv.PaddingLength()
+	t.Padding = make([]int64, paddingLength)
+	for j := 0; j < paddingLength; j++ {
+		t.Padding[j] = rcv.Padding(j)
+	}
+	lhsDilationLength := rcv.LhsDilationLength()
+	t.LhsDilation = make([]int64, lhsDilationLength)
+	for j := 0; j < lhsDilationLength; j++ {
+		t.LhsDilation[j] = rcv.LhsDilation(j)
+	}
+	rhsDilationLength := rcv.RhsDilationLength()
+	t.RhsDilation = make([]int64, rhsDilationLength)
+	for j := 0; j < rhsDilationLength; j++ {
+		t.RhsDilation[j] = rcv.RhsDilation(j)
+	}
+	windowReversalLength := rcv.WindowReversalLength()
+	t.WindowReversal = make([]bool, windowReversalLength)
+	for j := 0; j < windowReversalLength; j++ {
+		t.WindowReversal[j] = rcv.WindowReversal(j)
+	}
+	t.InputBatchDimension = rcv.InputBatchDimension()
+	t.InputFeatureDimension = rcv.InputFeatureDimension()
+	inputSpatialDimensionsLength := rcv.InputSpatialDimensionsLength()
+	t.InputSpatialDimensions = make([]int64, inputSpatialDimensionsLength)
+	for j := 0; j < inputSpatialDimensionsLength; j++ {
+		t.InputSpatialDimensions[j] = rcv.InputSpatialDimensions(j)
+	}
+	t.KernelInputFeatureDimension = rcv.KernelInputFeatureDimension()
+	t.KernelOutputFeatureDimension = rcv.KernelOutputFeatureDimension()
+	kernelSpatialDimensionsLength := rcv.KernelSpatialDimensionsLength()
+	t.KernelSpatialDimensions = make([]int64, kernelSpatialDimensionsLength)
+	for j := 0; j < kernelSpatialDimensionsLength; j++ {
+		t.KernelSpatialDimensions[j] = rcv.KernelSpatialDimensions(j)
+	}
+	t.OutputBatchDimension = rcv.OutputBatchDimension()
+	t.OutputFeatureDimension = rcv.OutputFeatureDimension()
+	outputSpatialDimensionsLength := rcv.OutputSpatialDimensionsLength()
+	t.OutputSpatialDimensions = make([]int64, outputSpatialDimensionsLength)
+	for j := 0; j < outputSpatialDimensionsLength; j++ {
+		t.OutputSpatialDimensions[j] = rcv.OutputSpatialDimensions(j)
+	}
+	t.FeatureGroupCount = rcv.FeatureGroupCount()
+	t.BatchGroupCount = rcv.BatchGroupCount()
+	precisionConfigLength := rcv.PrecisionConfigLength()
+	t.PrecisionConfig = make([]StablehloPrecisionConfig, precisionConfigLength)
+	for j := 0; j < precisionConfigLength; j++ {
+		t.PrecisionConfig[j] = rcv.PrecisionConfig(j)
+	}
+}
+
+func (rcv *StablehloConvolutionOptions) UnPack() *StablehloConvolutionOptionsT {
+	if rcv == nil { return nil }
+	t := &StablehloConvolutionOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type StablehloConvolutionOptions struct {
 	_tab flatbuffers.Table
 }

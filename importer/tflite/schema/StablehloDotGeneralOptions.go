@@ -6,6 +6,105 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type StablehloDotGeneralOptionsT struct {
+	LhsBatchingDimensions []int64 `json:"lhs_batching_dimensions"`
+	RhsBatchingDimensions []int64 `json:"rhs_batching_dimensions"`
+	LhsContractingDimensions []int64 `json:"lhs_contracting_dimensions"`
+	RhsContractingDimensions []int64 `json:"rhs_contracting_dimensions"`
+	PrecisionConfig []StablehloPrecisionConfig `json:"precision_config"`
+}
+
+func (t *StablehloDotGeneralOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	lhsBatchingDimensionsOffset := flatbuffers.UOffsetT(0)
+	if t.LhsBatchingDimensions != nil {
+		lhsBatchingDimensionsLength := len(t.LhsBatchingDimensions)
+		StablehloDotGeneralOptionsStartLhsBatchingDimensionsVector(builder, lhsBatchingDimensionsLength)
+		for j := lhsBatchingDimensionsLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.LhsBatchingDimensions[j])
+		}
+		lhsBatchingDimensionsOffset = builder.EndVector(lhsBatchingDimensionsLength)
+	}
+	rhsBatchingDimensionsOffset := flatbuffers.UOffsetT(0)
+	if t.RhsBatchingDimensions != nil {
+		rhsBatchingDimensionsLength := len(t.RhsBatchingDimensions)
+		StablehloDotGeneralOptionsStartRhsBatchingDimensionsVector(builder, rhsBatchingDimensionsLength)
+		for j := rhsBatchingDimensionsLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.RhsBatchingDimensions[j])
+		}
+		rhsBatchingDimensionsOffset = builder.EndVector(rhsBatchingDimensionsLength)
+	}
+	lhsContractingDimensionsOffset := flatbuffers.UOffsetT(0)
+	if t.LhsContractingDimensions != nil {
+		lhsContractingDimensionsLength := len(t.LhsContractingDimensions)
+		StablehloDotGeneralOptionsStartLhsContractingDimensionsVector(builder, lhsContractingDimensionsLength)
+		for j := lhsContractingDimensionsLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.LhsContractingDimensions[j])
+		}
+		lhsContractingDimensionsOffset = builder.EndVector(lhsContractingDimensionsLength)
+	}
+	rhsContractingDimensionsOffset := flatbuffers.UOffsetT(0)
+	if t.RhsContractingDimensions != nil {
+		rhsContractingDimensionsLength := len(t.RhsContractingDimensions)
+		StablehloDotGeneralOptionsStartRhsContractingDimensionsVector(builder, rhsContractingDimensionsLength)
+		for j := rhsContractingDimensionsLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.RhsContractingDimensions[j])
+		}
+		rhsContractingDimensionsOffset = builder.EndVector(rhsContractingDimensionsLength)
+	}
+	precisionConfigOffset := flatbuffers.UOffsetT(0)
+	if t.PrecisionConfig != nil {
+		precisionConfigLength := len(t.PrecisionConfig)
+		StablehloDotGeneralOptionsStartPrecisionConfigVector(builder, precisionConfigLength)
+		for j := precisionConfigLength - 1; j >= 0; j-- {
+			builder.PrependUint32(uint32(t.PrecisionConfig[j]))
+		}
+		precisionConfigOffset = builder.EndVector(precisionConfigLength)
+	}
+	StablehloDotGeneralOptionsStart(builder)
+	StablehloDotGeneralOptionsAddLhsBatchingDimensions(builder, lhsBatchingDimensionsOffset)
+	StablehloDotGeneralOptionsAddRhsBatchingDimensions(builder, rhsBatchingDimensionsOffset)
+	StablehloDotGeneralOptionsAddLhsContractingDimensions(builder, lhsContractingDimensionsOffset)
+	StablehloDotGeneralOptionsAddRhsContractingDimensions(builder, rhsContractingDimensionsOffset)
+	StablehloDotGeneralOptionsAddPrecisionConfig(builder, precisionConfigOffset)
+	return StablehloDotGeneralOptionsEnd(builder)
+}
+
+func (rcv *StablehloDotGeneralOptions) UnPackTo(t *StablehloDotGeneralOptionsT) {
+	lhsBatchingDimensionsLength := rcv.LhsBatchingDimensionsLength()
+	t.LhsBatchingDimensions = make([]int64, lhsBatchingDimensionsLength)
+	for j := 0; j < lhsBatchingDimensionsLength; j++ {
+		t.LhsBatchingDimensions[j] = rcv.LhsBatchingDimensions(j)
+	}
+	rhsBatchingDimensionsLength := rcv.RhsBatchingDimensionsLength()
+	t.RhsBatchingDimensions = make([]int64, rhsBatchingDimensionsLength)
+	for j := 0; j < rhsBatchingDimensionsLength; j++ {
+		t.RhsBatchingDimensions[j] = rcv.RhsBatchingDimensions(j)
+	}
+	lhsContractingDimensionsLength := rcv.LhsContractingDimensionsLength()
+	t.LhsContractingDimensions = make([]int64, lhsContractingDimensionsLength)
+	for j := 0; j < lhsContractingDimensionsLength; j++ {
+		t.LhsContractingDimensions[j] = rcv.LhsContractingDimensions(j)
+	}
+	rhsContractingDimensionsLength := rcv.RhsContractingDimensionsLength()
+	t.RhsContractingDimensions = make([]int64, rhsContractingDimensionsLength)
+	for j := 0; j < rhsContractingDimensionsLength; j++ {
+		t.RhsContractingDimensions[j] = rcv.RhsContractingDimensions(j)
+	}
+	precisionConfigLength := rcv.PrecisionConfigLength()
+	t.PrecisionConfig = make([]StablehloPrecisionConfig, precisionConfigLength)
+	for j := 0; j < precisionConfigLength; j++ {
+		t.PrecisionConfig[j] = rcv.PrecisionConfig(j)
+	}
+}
+
+func (rcv *StablehloDotGeneralOptions) UnPack() *StablehloDotGeneralOptionsT {
+	if rcv == nil { return nil }
+	t := &StablehloDotGeneralOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type StablehloDotGeneralOptions struct {
 	_tab flatbuffers.Table
 }

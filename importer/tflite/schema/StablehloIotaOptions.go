@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type StablehloIotaOptionsT struct {
+	IotaDimension int64 `json:"iota_dimension"`
+}
+
+func (t *StablehloIotaOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	StablehloIotaOptionsStart(builder)
+	StablehloIotaOptionsAddIotaDimension(builder, t.IotaDimension)
+	return StablehloIotaOptionsEnd(builder)
+}
+
+func (rcv *StablehloIotaOptions) UnPackTo(t *StablehloIotaOptionsT) {
+	t.IotaDimension = rcv.IotaDimension()
+}
+
+func (rcv *StablehloIotaOptions) UnPack() *StablehloIotaOptionsT {
+	if rcv == nil { return nil }
+	t := &StablehloIotaOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type StablehloIotaOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,73 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type StablehloPadOptionsT struct {
+	EdgePaddingLow []int64 `json:"edge_padding_low"`
+	EdgePaddingHigh []int64 `json:"edge_padding_high"`
+	InteriorPadding []int64 `json:"interior_padding"`
+}
+
+func (t *StablehloPadOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	edgePaddingLowOffset := flatbuffers.UOffsetT(0)
+	if t.EdgePaddingLow != nil {
+		edgePaddingLowLength := len(t.EdgePaddingLow)
+		StablehloPadOptionsStartEdgePaddingLowVector(builder, edgePaddingLowLength)
+		for j := edgePaddingLowLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.EdgePaddingLow[j])
+		}
+		edgePaddingLowOffset = builder.EndVector(edgePaddingLowLength)
+	}
+	edgePaddingHighOffset := flatbuffers.UOffsetT(0)
+	if t.EdgePaddingHigh != nil {
+		edgePaddingHighLength := len(t.EdgePaddingHigh)
+		StablehloPadOptionsStartEdgePaddingHighVector(builder, edgePaddingHighLength)
+		for j := edgePaddingHighLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.EdgePaddingHigh[j])
+		}
+		edgePaddingHighOffset = builder.EndVector(edgePaddingHighLength)
+	}
+	interiorPaddingOffset := flatbuffers.UOffsetT(0)
+	if t.InteriorPadding != nil {
+		interiorPaddingLength := len(t.InteriorPadding)
+		StablehloPadOptionsStartInteriorPaddingVector(builder, interiorPaddingLength)
+		for j := interiorPaddingLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.InteriorPadding[j])
+		}
+		interiorPaddingOffset = builder.EndVector(interiorPaddingLength)
+	}
+	StablehloPadOptionsStart(builder)
+	StablehloPadOptionsAddEdgePaddingLow(builder, edgePaddingLowOffset)
+	StablehloPadOptionsAddEdgePaddingHigh(builder, edgePaddingHighOffset)
+	StablehloPadOptionsAddInteriorPadding(builder, interiorPaddingOffset)
+	return StablehloPadOptionsEnd(builder)
+}
+
+func (rcv *StablehloPadOptions) UnPackTo(t *StablehloPadOptionsT) {
+	edgePaddingLowLength := rcv.EdgePaddingLowLength()
+	t.EdgePaddingLow = make([]int64, edgePaddingLowLength)
+	for j := 0; j < edgePaddingLowLength; j++ {
+		t.EdgePaddingLow[j] = rcv.EdgePaddingLow(j)
+	}
+	edgePaddingHighLength := rcv.EdgePaddingHighLength()
+	t.EdgePaddingHigh = make([]int64, edgePaddingHighLength)
+	for j := 0; j < edgePaddingHighLength; j++ {
+		t.EdgePaddingHigh[j] = rcv.EdgePaddingHigh(j)
+	}
+	interiorPaddingLength := rcv.InteriorPaddingLength()
+	t.InteriorPadding = make([]int64, interiorPaddingLength)
+	for j := 0; j < interiorPaddingLength; j++ {
+		t.InteriorPadding[j] = rcv.InteriorPadding(j)
+	}
+}
+
+func (rcv *StablehloPadOptions) UnPack() *StablehloPadOptionsT {
+	if rcv == nil { return nil }
+	t := &StablehloPadOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type StablehloPadOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,44 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type StablehloReduceOptionsT struct {
+	Dimensions []int64 `json:"dimensions"`
+	BodySubgraphIndex int32 `json:"body_subgraph_index"`
+}
+
+func (t *StablehloReduceOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	dimensionsOffset := flatbuffers.UOffsetT(0)
+	if t.Dimensions != nil {
+		dimensionsLength := len(t.Dimensions)
+		StablehloReduceOptionsStartDimensionsVector(builder, dimensionsLength)
+		for j := dimensionsLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.Dimensions[j])
+		}
+		dimensionsOffset = builder.EndVector(dimensionsLength)
+	}
+	StablehloReduceOptionsStart(builder)
+	StablehloReduceOptionsAddDimensions(builder, dimensionsOffset)
+	StablehloReduceOptionsAddBodySubgraphIndex(builder, t.BodySubgraphIndex)
+	return StablehloReduceOptionsEnd(builder)
+}
+
+func (rcv *StablehloReduceOptions) UnPackTo(t *StablehloReduceOptionsT) {
+	dimensionsLength := rcv.DimensionsLength()
+	t.Dimensions = make([]int64, dimensionsLength)
+	for j := 0; j < dimensionsLength; j++ {
+		t.Dimensions[j] = rcv.Dimensions(j)
+	}
+	t.BodySubgraphIndex = rcv.BodySubgraphIndex()
+}
+
+func (rcv *StablehloReduceOptions) UnPack() *StablehloReduceOptionsT {
+	if rcv == nil { return nil }
+	t := &StablehloReduceOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type StablehloReduceOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type StablehloRngBitGeneratorOptionsT struct {
+	Algorithm RngAlgorithm `json:"algorithm"`
+}
+
+func (t *StablehloRngBitGeneratorOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	StablehloRngBitGeneratorOptionsStart(builder)
+	StablehloRngBitGeneratorOptionsAddAlgorithm(builder, t.Algorithm)
+	return StablehloRngBitGeneratorOptionsEnd(builder)
+}
+
+func (rcv *StablehloRngBitGeneratorOptions) UnPackTo(t *StablehloRngBitGeneratorOptionsT) {
+	t.Algorithm = rcv.Algorithm()
+}
+
+func (rcv *StablehloRngBitGeneratorOptions) UnPack() *StablehloRngBitGeneratorOptionsT {
+	if rcv == nil { return nil }
+	t := &StablehloRngBitGeneratorOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type StablehloRngBitGeneratorOptions struct {
 	_tab flatbuffers.Table
 }

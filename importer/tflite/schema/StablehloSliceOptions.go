@@ -6,6 +6,73 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type StablehloSliceOptionsT struct {
+	StartIndices []int64 `json:"start_indices"`
+	LimitIndices []int64 `json:"limit_indices"`
+	Strides []int64 `json:"strides"`
+}
+
+func (t *StablehloSliceOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	startIndicesOffset := flatbuffers.UOffsetT(0)
+	if t.StartIndices != nil {
+		startIndicesLength := len(t.StartIndices)
+		StablehloSliceOptionsStartStartIndicesVector(builder, startIndicesLength)
+		for j := startIndicesLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.StartIndices[j])
+		}
+		startIndicesOffset = builder.EndVector(startIndicesLength)
+	}
+	limitIndicesOffset := flatbuffers.UOffsetT(0)
+	if t.LimitIndices != nil {
+		limitIndicesLength := len(t.LimitIndices)
+		StablehloSliceOptionsStartLimitIndicesVector(builder, limitIndicesLength)
+		for j := limitIndicesLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.LimitIndices[j])
+		}
+		limitIndicesOffset = builder.EndVector(limitIndicesLength)
+	}
+	stridesOffset := flatbuffers.UOffsetT(0)
+	if t.Strides != nil {
+		stridesLength := len(t.Strides)
+		StablehloSliceOptionsStartStridesVector(builder, stridesLength)
+		for j := stridesLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.Strides[j])
+		}
+		stridesOffset = builder.EndVector(stridesLength)
+	}
+	StablehloSliceOptionsStart(builder)
+	StablehloSliceOptionsAddStartIndices(builder, startIndicesOffset)
+	StablehloSliceOptionsAddLimitIndices(builder, limitIndicesOffset)
+	StablehloSliceOptionsAddStrides(builder, stridesOffset)
+	return StablehloSliceOptionsEnd(builder)
+}
+
+func (rcv *StablehloSliceOptions) UnPackTo(t *StablehloSliceOptionsT) {
+	startIndicesLength := rcv.StartIndicesLength()
+	t.StartIndices = make([]int64, startIndicesLength)
+	for j := 0; j < startIndicesLength; j++ {
+		t.StartIndices[j] = rcv.StartIndices(j)
+	}
+	limitIndicesLength := rcv.LimitIndicesLength()
+	t.LimitIndices = make([]int64, limitIndicesLength)
+	for j := 0; j < limitIndicesLength; j++ {
+		t.LimitIndices[j] = rcv.LimitIndices(j)
+	}
+	stridesLength := rcv.StridesLength()
+	t.Strides = make([]int64, stridesLength)
+	for j := 0; j < stridesLength; j++ {
+		t.Strides[j] = rcv.Strides(j)
+	}
+}
+
+func (rcv *StablehloSliceOptions) UnPack() *StablehloSliceOptionsT {
+	if rcv == nil { return nil }
+	t := &StablehloSliceOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type StablehloSliceOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,41 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type StablehloTransposeOptionsT struct {
+	Permutation []int64 `json:"permutation"`
+}
+
+func (t *StablehloTransposeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	permutationOffset := flatbuffers.UOffsetT(0)
+	if t.Permutation != nil {
+		permutationLength := len(t.Permutation)
+		StablehloTransposeOptionsStartPermutationVector(builder, permutationLength)
+		for j := permutationLength - 1; j >= 0; j-- {
+			builder.PrependInt64(t.Permutation[j])
+		}
+		permutationOffset = builder.EndVector(permutationLength)
+	}
+	StablehloTransposeOptionsStart(builder)
+	StablehloTransposeOptionsAddPermutation(builder, permutationOffset)
+	return StablehloTransposeOptionsEnd(builder)
+}
+
+func (rcv *StablehloTransposeOptions) UnPackTo(t *StablehloTransposeOptionsT) {
+	permutationLength := rcv.PermutationLength()
+	t.Permutation = make([]int64, permutationLength)
+	for j := 0; j < permutationLength; j++ {
+		t.Permutation[j] = rcv.Permutation(j)
+	}
+}
+
+func (rcv *StablehloTransposeOptions) UnPack() *StablehloTransposeOptionsT {
+	if rcv == nil { return nil }
+	t := &StablehloTransposeOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type StablehloTransposeOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,31 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type StablehloWhileOptionsT struct {
+	CondSubgraphIndex int32 `json:"cond_subgraph_index"`
+	BodySubgraphIndex int32 `json:"body_subgraph_index"`
+}
+
+func (t *StablehloWhileOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	StablehloWhileOptionsStart(builder)
+	StablehloWhileOptionsAddCondSubgraphIndex(builder, t.CondSubgraphIndex)
+	StablehloWhileOptionsAddBodySubgraphIndex(builder, t.BodySubgraphIndex)
+	return StablehloWhileOptionsEnd(builder)
+}
+
+func (rcv *StablehloWhileOptions) UnPackTo(t *StablehloWhileOptionsT) {
+	t.CondSubgraphIndex = rcv.CondSubgraphIndex()
+	t.BodySubgraphIndex = rcv.BodySubgraphIndex()
+}
+
+func (rcv *StablehloWhileOptions) UnPack() *StablehloWhileOptionsT {
+	if rcv == nil { return nil }
+	t := &StablehloWhileOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type StablehloWhileOptions struct {
 	_tab flatbuffers.Table
 }

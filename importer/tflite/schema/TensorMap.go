@@ -6,6 +6,32 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type TensorMapT struct {
+	Name string `json:"name"`
+	TensorIndex uint32 `json:"tensor_index"`
+}
+
+func (t *TensorMapT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	nameOffset := builder.CreateString(t.Name)
+	TensorMapStart(builder)
+	TensorMapAddName(builder, nameOffset)
+	TensorMapAddTensorIndex(builder, t.TensorIndex)
+	return TensorMapEnd(builder)
+}
+
+func (rcv *TensorMap) UnPackTo(t *TensorMapT) {
+	t.Name = string(rcv.Name())
+	t.TensorIndex = rcv.TensorIndex()
+}
+
+func (rcv *TensorMap) UnPack() *TensorMapT {
+	if rcv == nil { return nil }
+	t := &TensorMapT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type TensorMap struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,40 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type TransposeConvOptionsT struct {
+	Padding Padding `json:"padding"`
+	StrideW int32 `json:"stride_w"`
+	StrideH int32 `json:"stride_h"`
+	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
+	QuantizedBiasType TensorType `json:"quantized_bias_type"`
+}
+
+func (t *TransposeConvOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	TransposeConvOptionsStart(builder)
+	TransposeConvOptionsAddPadding(builder, t.Padding)
+	TransposeConvOptionsAddStrideW(builder, t.StrideW)
+	TransposeConvOptionsAddStrideH(builder, t.StrideH)
+	TransposeConvOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
+	TransposeConvOptionsAddQuantizedBiasType(builder, t.QuantizedBiasType)
+	return TransposeConvOptionsEnd(builder)
+}
+
+func (rcv *TransposeConvOptions) UnPackTo(t *TransposeConvOptionsT) {
+	t.Padding = rcv.Padding()
+	t.StrideW = rcv.StrideW()
+	t.StrideH = rcv.StrideH()
+	t.FusedActivationFunction = rcv.FusedActivationFunction()
+	t.QuantizedBiasType = rcv.QuantizedBiasType()
+}
+
+func (rcv *TransposeConvOptions) UnPack() *TransposeConvOptionsT {
+	if rcv == nil { return nil }
+	t := &TransposeConvOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type TransposeConvOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,41 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type Uint16VectorT struct {
+	Values []uint16 `json:"values"`
+}
+
+func (t *Uint16VectorT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	valuesOffset := flatbuffers.UOffsetT(0)
+	if t.Values != nil {
+		valuesLength := len(t.Values)
+		Uint16VectorStartValuesVector(builder, valuesLength)
+		for j := valuesLength - 1; j >= 0; j-- {
+			builder.PrependUint16(t.Values[j])
+		}
+		valuesOffset = builder.EndVector(valuesLength)
+	}
+	Uint16VectorStart(builder)
+	Uint16VectorAddValues(builder, valuesOffset)
+	return Uint16VectorEnd(builder)
+}
+
+func (rcv *Uint16Vector) UnPackTo(t *Uint16VectorT) {
+	valuesLength := rcv.ValuesLength()
+	t.Values = make([]uint16, valuesLength)
+	for j := 0; j < valuesLength; j++ {
+		t.Values[j] = rcv.Values(j)
+	}
+}
+
+func (rcv *Uint16Vector) UnPack() *Uint16VectorT {
+	if rcv == nil { return nil }
+	t := &Uint16VectorT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type Uint16Vector struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,32 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type Uint8VectorT struct {
+	Values []byte `json:"values"`
+}
+
+func (t *Uint8VectorT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	valuesOffset := flatbuffers.UOffsetT(0)
+	if t.Values != nil {
+		valuesOffset = builder.CreateByteString(t.Values)
+	}
+	Uint8VectorStart(builder)
+	Uint8VectorAddValues(builder, valuesOffset)
+	return Uint8VectorEnd(builder)
+}
+
+func (rcv *Uint8Vector) UnPackTo(t *Uint8VectorT) {
+	t.Values = rcv.ValuesBytes()
+}
+
+func (rcv *Uint8Vector) UnPack() *Uint8VectorT {
+	if rcv == nil { return nil }
+	t := &Uint8VectorT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type Uint8Vector struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,43 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type UnidirectionalSequenceLSTMOptionsT struct {
+	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
+	CellClip float32 `json:"cell_clip"`
+	ProjClip float32 `json:"proj_clip"`
+	TimeMajor bool `json:"time_major"`
+	AsymmetricQuantizeInputs bool `json:"asymmetric_quantize_inputs"`
+	DiagonalRecurrentTensors bool `json:"diagonal_recurrent_tensors"`
+}
+
+func (t *UnidirectionalSequenceLSTMOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	UnidirectionalSequenceLSTMOptionsStart(builder)
+	UnidirectionalSequenceLSTMOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
+	UnidirectionalSequenceLSTMOptionsAddCellClip(builder, t.CellClip)
+	UnidirectionalSequenceLSTMOptionsAddProjClip(builder, t.ProjClip)
+	UnidirectionalSequenceLSTMOptionsAddTimeMajor(builder, t.TimeMajor)
+	UnidirectionalSequenceLSTMOptionsAddAsymmetricQuantizeInputs(builder, t.AsymmetricQuantizeInputs)
+	UnidirectionalSequenceLSTMOptionsAddDiagonalRecurrentTensors(builder, t.DiagonalRecurrentTensors)
+	return UnidirectionalSequenceLSTMOptionsEnd(builder)
+}
+
+func (rcv *UnidirectionalSequenceLSTMOptions) UnPackTo(t *UnidirectionalSequenceLSTMOptionsT) {
+	t.FusedActivationFunction = rcv.FusedActivationFunction()
+	t.CellClip = rcv.CellClip()
+	t.ProjClip = rcv.ProjClip()
+	t.TimeMajor = rcv.TimeMajor()
+	t.AsymmetricQuantizeInputs = rcv.AsymmetricQuantizeInputs()
+	t.DiagonalRecurrentTensors = rcv.DiagonalRecurrentTensors()
+}
+
+func (rcv *UnidirectionalSequenceLSTMOptions) UnPack() *UnidirectionalSequenceLSTMOptionsT {
+	if rcv == nil { return nil }
+	t := &UnidirectionalSequenceLSTMOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type UnidirectionalSequenceLSTMOptions struct {
 	_tab flatbuffers.Table
 }

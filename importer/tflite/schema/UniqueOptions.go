@@ -6,6 +6,28 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type UniqueOptionsT struct {
+	IdxOutType TensorType `json:"idx_out_type"`
+}
+
+func (t *UniqueOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	UniqueOptionsStart(builder)
+	UniqueOptionsAddIdxOutType(builder, t.IdxOutType)
+	return UniqueOptionsEnd(builder)
+}
+
+func (rcv *UniqueOptions) UnPackTo(t *UniqueOptionsT) {
+	t.IdxOutType = rcv.IdxOutType()
+}
+
+func (rcv *UniqueOptions) UnPack() *UniqueOptionsT {
+	if rcv == nil { return nil }
+	t := &UniqueOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type UniqueOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type UnsortedSegmentMaxOptionsT struct {
+}
+
+func (t *UnsortedSegmentMaxOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	UnsortedSegmentMaxOptionsStart(builder)
+	return UnsortedSegmentMaxOptionsEnd(builder)
+}
+
+func (rcv *UnsortedSegmentMaxOptions) UnPackTo(t *UnsortedSegmentMaxOptionsT) {
+}
+
+func (rcv *UnsortedSegmentMaxOptions) UnPack() *UnsortedSegmentMaxOptionsT {
+	if rcv == nil { return nil }
+	t := &UnsortedSegmentMaxOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type UnsortedSegmentMaxOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type UnsortedSegmentMinOptionsT struct {
+}
+
+func (t *UnsortedSegmentMinOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	UnsortedSegmentMinOptionsStart(builder)
+	return UnsortedSegmentMinOptionsEnd(builder)
+}
+
+func (rcv *UnsortedSegmentMinOptions) UnPackTo(t *UnsortedSegmentMinOptionsT) {
+}
+
+func (rcv *UnsortedSegmentMinOptions) UnPack() *UnsortedSegmentMinOptionsT {
+	if rcv == nil { return nil }
+	t := &UnsortedSegmentMinOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type UnsortedSegmentMinOptions struct {
 	_tab flatbuffers.Table
 }

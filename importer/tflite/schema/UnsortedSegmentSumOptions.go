@@ -6,6 +6,25 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type UnsortedSegmentSumOptionsT struct {
+}
+
+func (t *UnsortedSegmentSumOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	UnsortedSegmentSumOptionsStart(builder)
+	return UnsortedSegmentSumOptionsEnd(builder)
+}
+
+func (rcv *UnsortedSegmentSumOptions) UnPackTo(t *UnsortedSegmentSumOptionsT) {
+}
+
+func (rcv *UnsortedSegmentSumOptions) UnPack() *UnsortedSegmentSumOptionsT {
+	if rcv == nil { return nil }
+	t := &UnsortedSegmentSumOptionsT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type UnsortedSegmentSumOptions struct {
 	_tab flatbuffers.Table
 }

@@ -6,6 +6,47 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
+type VariantSubTypeT struct {
+	Shape []int32 `json:"shape"`
+	Type TensorType `json:"type"`
+	HasRank bool `json:"has_rank"`
+}
+
+func (t *VariantSubTypeT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
+	if t == nil { return 0 }
+	shapeOffset := flatbuffers.UOffsetT(0)
+	if t.Shape != nil {
+		shapeLength := len(t.Shape)
+		VariantSubTypeStartShapeVector(builder, shapeLength)
+		for j := shapeLength - 1; j >= 0; j-- {
+			builder.PrependInt32(t.Shape[j])
+		}
+		shapeOffset = builder.EndVector(shapeLength)
+	}
+	VariantSubTypeStart(builder)
+	VariantSubTypeAddShape(builder, shapeOffset)
+	VariantSubTypeAddType(builder, t.Type)
+	VariantSubTypeAddHasRank(builder, t.HasRank)
+	return VariantSubTypeEnd(builder)
+}
+
+func (rcv *VariantSubType) UnPackTo(t *VariantSubTypeT) {
+	shapeLength := rcv.ShapeLength()
+	t.Shape = make([]int32, shapeLength)
+	for j := 0; j < shapeLength; j++ {
+		t.Shape[j] = rcv.Shape(j)
+	}
+	t.Type = rcv.Type()
+	t.HasRank = rcv.HasRank()
+}
+
+func (rcv *VariantSubType) UnPack() *VariantSubTypeT {
+	if rcv == nil { return nil }
+	t := &VariantSubTypeT{}
+	rcv.UnPackTo(t)
+	return t
+}
+
 type VariantSubType struct {
 	_tab flatbuffers.Table
 }

@@ -4,12 +4,14 @@
 # Made with flatc 2.0.8 (Debian: apt-get install flatbuffers-compiler), which
 # does not accept "(deprecated)" on enum or union values: those two markers
 # (REDUCE_WINDOW and ReduceWindowOptions) are dropped from a temporary copy
-# first; the values themselves stay. Run from this directory (go generate).
+# first; the values themselves stay. --gen-object-api adds the object API
+# (ModelT, Pack, UnPack) with which hieropt export tflm rewrites a model.
+# Run from this directory (go generate).
 set -eu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sed -E 's/^([[:space:]]+[A-Za-z_0-9]+( = [0-9]+)?) \(deprecated\),/\1,/' schema.fbs > "$tmp/schema.fbs"
-flatc --go --go-namespace schema -o "$tmp/out" "$tmp/schema.fbs"
+flatc --go --gen-object-api --go-namespace schema -o "$tmp/out" "$tmp/schema.fbs"
 rm -f ./*.go
 cp "$tmp"/out/schema/*.go .
 cat > doc.go <<'DOC'
