@@ -86,24 +86,57 @@ var inPlace = map[string]bool{
 	"EXPAND_DIMS": true,
 }
 
-// tensorFile is what the import keeps of a tensor.
-type tensorInfo struct {
-	name     string
-	dims     []int64
-	typ      schema.TensorType
-	constant bool
-	variable bool
+// Tensor is what the import reads of a tensor of subgraph 0.
+type Tensor struct {
+	Name     string
+	Dims     []int64
+	Type     schema.TensorType
+	Constant bool // its buffer holds data
+	Variable bool
 }
 
-// opInfo is one operator of subgraph 0.
-type opInfo struct {
-	typ             string
-	inputs, outputs []int
+// Operator is one operator of subgraph 0: its type (the builtin
+// operator's name, or a custom op's code) and its tensors (optional
+// inputs left out, -1, dropped).
+type Operator struct {
+	Type            string
+	Inputs, Outputs []int
+}
+
+// Graph is subgraph 0 of a model, as Parse reads it.
+type Graph struct {
+	Tensors         []Tensor
+	Ops             []Operator
+	Inputs, Outputs []int
 }
 
 // Import converts a TFLite model (the bytes of a .tflite file) to a
 // validated workload; file names it in errors.
-func Import(file string, data []byte, o Options) (p *workload.Program, err error) {
+func Import(file string, data []byte, o Options) (*workload.Program, error) {
+	g, err := Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	doc := DocName(file)
+	p := newProgram(file, o)
+	for i, op := range g.Ops {
+		w := workload.Op{Name: fmt.Sprintf("%s_%d", op.Type, i), Type: op.Type}
+		w.MACs = macs(op, g.Tensors)
+		p.Ops = append(p.Ops, w)
+	}
+	if err := buildBlocks(doc, p, g); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(doc); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Parse reads subgraph 0 of a TFLite model (the bytes of a .tflite
+// file): its tensors, operators, inputs and outputs; file names it in
+// errors. Models with more than one subgraph are refused.
+func Parse(file string, data []byte) (g *Graph, err error) {
 	doc := DocName(file)
 	if len(data) < 8 || string(data[4:8]) != "TFL3" {
 		return nil, inputerr.New(doc, "", "not a TFLite model (no flatbuffer with file identifier TFL3)")
@@ -112,7 +145,7 @@ func Import(file string, data []byte, o Options) (p *workload.Program, err error
 	// malformed one; that is the file's fault, reported as such.
 	defer func() {
 		if r := recover(); r != nil {
-			p, err = nil, inputerr.New(doc, "", "malformed TFLite flatbuffer (truncated or corrupt): %v", r)
+			g, err = nil, inputerr.New(doc, "", "malformed TFLite flatbuffer (truncated or corrupt): %v", r)
 		}
 	}()
 	m := schema.GetRootAsModel(data, 0)
@@ -122,37 +155,22 @@ func Import(file string, data []byte, o Options) (p *workload.Program, err error
 	if n := m.SubgraphsLength(); n != 1 {
 		return nil, inputerr.New(doc, "", "%d subgraphs: only models with exactly one subgraph are supported (no control flow)", n)
 	}
-	var g schema.SubGraph
-	m.Subgraphs(&g, 0)
-	tensors, err := readTensors(doc, m, &g)
-	if err != nil {
+	var sg schema.SubGraph
+	m.Subgraphs(&sg, 0)
+	g = &Graph{}
+	if g.Tensors, err = readTensors(doc, m, &sg); err != nil {
 		return nil, err
 	}
-	ops, err := readOps(doc, m, &g, len(tensors))
-	if err != nil {
+	if g.Ops, err = readOps(doc, m, &sg, len(g.Tensors)); err != nil {
 		return nil, err
 	}
-	inputs, err := indexList(doc, "subgraph 0 inputs", g.InputsLength(), g.Inputs, len(tensors))
-	if err != nil {
+	if g.Inputs, err = indexList(doc, "subgraph 0 inputs", sg.InputsLength(), sg.Inputs, len(g.Tensors)); err != nil {
 		return nil, err
 	}
-	outputs, err := indexList(doc, "subgraph 0 outputs", g.OutputsLength(), g.Outputs, len(tensors))
-	if err != nil {
+	if g.Outputs, err = indexList(doc, "subgraph 0 outputs", sg.OutputsLength(), sg.Outputs, len(g.Tensors)); err != nil {
 		return nil, err
 	}
-	p = newProgram(file, o)
-	for i, op := range ops {
-		w := workload.Op{Name: fmt.Sprintf("%s_%d", op.typ, i), Type: op.typ}
-		w.MACs = macs(op, tensors)
-		p.Ops = append(p.Ops, w)
-	}
-	if err := buildBlocks(doc, p, tensors, ops, inputs, outputs); err != nil {
-		return nil, err
-	}
-	if err := p.Validate(doc); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return g, nil
 }
 
 func newProgram(file string, o Options) *workload.Program {
@@ -167,23 +185,23 @@ func newProgram(file string, o Options) *workload.Program {
 }
 
 // readTensors reads the tensors of subgraph g of model m.
-func readTensors(doc string, m *schema.Model, g *schema.SubGraph) ([]tensorInfo, error) {
+func readTensors(doc string, m *schema.Model, g *schema.SubGraph) ([]Tensor, error) {
 	n := g.TensorsLength()
-	out := make([]tensorInfo, n)
+	out := make([]Tensor, n)
 	var t schema.Tensor
 	var b schema.Buffer
 	for i := range n {
 		g.Tensors(&t, i)
-		ti := tensorInfo{name: string(t.Name()), typ: t.Type(), variable: t.IsVariable()}
+		ti := Tensor{Name: string(t.Name()), Type: t.Type(), Variable: t.IsVariable()}
 		for j := range t.ShapeLength() {
-			ti.dims = append(ti.dims, int64(t.Shape(j)))
+			ti.Dims = append(ti.Dims, int64(t.Shape(j)))
 		}
 		if buf := int(t.Buffer()); buf > 0 {
 			if buf >= m.BuffersLength() {
-				return nil, inputerr.New(doc, tensorItem(i, ti.name), "buffer %d: the model has %d buffers", buf, m.BuffersLength())
+				return nil, inputerr.New(doc, tensorItem(i, ti.Name), "buffer %d: the model has %d buffers", buf, m.BuffersLength())
 			}
 			m.Buffers(&b, buf)
-			ti.constant = b.DataLength() > 0 || (b.Offset() > 1 && b.Size() > 0)
+			ti.Constant = b.DataLength() > 0 || (b.Offset() > 1 && b.Size() > 0)
 		}
 		out[i] = ti
 	}
@@ -192,12 +210,12 @@ func readTensors(doc string, m *schema.Model, g *schema.SubGraph) ([]tensorInfo,
 
 // readOps reads the operators of subgraph g, naming each by its operator
 // code.
-func readOps(doc string, m *schema.Model, g *schema.SubGraph, numTensors int) ([]opInfo, error) {
+func readOps(doc string, m *schema.Model, g *schema.SubGraph, numTensors int) ([]Operator, error) {
 	n := g.OperatorsLength()
 	if n == 0 {
 		return nil, inputerr.New(doc, "", "subgraph 0 has no operators")
 	}
-	out := make([]opInfo, n)
+	out := make([]Operator, n)
 	var op schema.Operator
 	var code schema.OperatorCode
 	for i := range n {
@@ -212,12 +230,12 @@ func readOps(doc string, m *schema.Model, g *schema.SubGraph, numTensors int) ([
 		if err != nil {
 			return nil, inputerr.New(doc, item, "%s", err.Error())
 		}
-		oi := opInfo{typ: typ}
+		oi := Operator{Type: typ}
 		item = fmt.Sprintf("operator %d (%s)", i, bare(typ))
-		if oi.inputs, err = indexList(doc, item+" inputs", op.InputsLength(), op.Inputs, numTensors); err != nil {
+		if oi.Inputs, err = indexList(doc, item+" inputs", op.InputsLength(), op.Inputs, numTensors); err != nil {
 			return nil, err
 		}
-		if oi.outputs, err = indexList(doc, item+" outputs", op.OutputsLength(), op.Outputs, numTensors); err != nil {
+		if oi.Outputs, err = indexList(doc, item+" outputs", op.OutputsLength(), op.Outputs, numTensors); err != nil {
 			return nil, err
 		}
 		out[i] = oi
@@ -262,22 +280,71 @@ func indexList(doc, item string, n int, at func(int) int32, numTensors int) ([]i
 
 // size returns the bytes of tensor t: elements times its type's width (0
 // for a tensor with a zero dimension).
-func size(doc string, i int, t tensorInfo) (int64, error) {
-	w, ok := elemBytes[t.typ]
+func size(doc string, i int, t Tensor) (int64, error) {
+	w, ok := elemBytes[t.Type]
 	if !ok {
-		return 0, inputerr.New(doc, tensorItem(i, t.name), "type %s is not supported (TFLM cannot size it)", t.typ)
+		return 0, inputerr.New(doc, tensorItem(i, t.Name), "type %s is not supported (TFLM cannot size it)", t.Type)
 	}
 	n := w
-	for _, d := range t.dims {
+	for _, d := range t.Dims {
 		if d < 0 {
-			return 0, inputerr.New(doc, tensorItem(i, t.name), "dimension %d: dynamic shapes are not supported", d)
+			return 0, inputerr.New(doc, tensorItem(i, t.Name), "dimension %d: dynamic shapes are not supported", d)
 		}
 		if d != 0 && n > math.MaxInt64/d {
-			return 0, inputerr.New(doc, tensorItem(i, t.name), "size overflows 64 bits")
+			return 0, inputerr.New(doc, tensorItem(i, t.Name), "size overflows 64 bits")
 		}
 		n *= d
 	}
 	return n, nil
+}
+
+// Bytes returns the bytes of tensor i as TFLM counts them (its elements
+// times its type's width; TfLiteEvalTensorByteLength); doc names the
+// model in errors (an unsupported type or a dynamic shape).
+func (g *Graph) Bytes(doc string, i int) (int64, error) { return size(doc, i, g.Tensors[i]) }
+
+// Scopes returns each tensor's lifetime as TFLM's planner computes it
+// (AllocationInfoBuilder::MarkAllocationLifetimes): in allocation scopes,
+// 0 for the graph inputs and i+1 during op i. A tensor is created at the
+// first scope that makes it (a graph input, an op's output; graph outputs
+// at the last scope if nothing made them) and used up to the last scope
+// that reads or writes it (graph outputs to the last scope). -1 is TFLM's
+// unset lifetime: first is -1 for a tensor that is read but never made (a
+// constant, or a Vela scratch tensor), both are for a tensor that nothing
+// touches.
+func (g *Graph) Scopes() (first, last []int) {
+	n := len(g.Tensors)
+	first, last = make([]int, n), make([]int, n)
+	for i := range n {
+		first[i], last[i] = -1, -1
+	}
+	create := func(i, s int) {
+		if first[i] < 0 {
+			first[i] = s
+		}
+	}
+	for _, i := range g.Inputs {
+		create(i, 0)
+		last[i] = 0
+	}
+	for t, op := range g.Ops {
+		s := t + 1
+		for _, i := range op.Outputs {
+			create(i, s)
+		}
+		for _, i := range op.Inputs {
+			last[i] = s
+		}
+		for _, i := range op.Outputs {
+			last[i] = s
+		}
+	}
+	T := len(g.Ops)
+	for _, i := range g.Outputs {
+		create(i, T)
+		last[i] = T
+	}
+	return first, last
 }
 
 // buildBlocks adds a block per tensor that TFLM places, in tensor order,
@@ -288,46 +355,33 @@ func size(doc string, i int, t tensorInfo) (int64, error) {
 // max(s-1, 0); a tensor read before any op writes it (a scratch tensor of
 // a Vela-compiled op, say) is alive from the start, as TFLM's lifetime of
 // -1 makes it.
-func buildBlocks(doc string, p *workload.Program, tensors []tensorInfo, ops []opInfo, inputs, outputs []int) error {
+func buildBlocks(doc string, p *workload.Program, g *Graph) error {
+	tensors, ops, inputs, outputs := g.Tensors, g.Ops, g.Inputs, g.Outputs
 	T := len(ops)
 	n := len(tensors)
-	first, last := make([]int, n), make([]int, n)
-	for i := range n {
-		first[i], last[i] = -1, -1
-	}
+	first, last := g.Scopes()
 	reads, writes := make([][]int, n), make([][]int, n)
-	early := make([]bool, n) // read before any op writes it
 	isInput, isOutput := make([]bool, n), make([]bool, n)
 	for _, i := range inputs {
 		isInput[i] = true
-		first[i], last[i] = 0, 0
 	}
 	for t, op := range ops {
-		s := t + 1
-		for _, i := range op.outputs {
-			if tensors[i].constant {
-				return inputerr.New(doc, fmt.Sprintf("operator %d (%s)", t, bare(op.typ)), "writes %s, a constant", tensorItem(i, tensors[i].name))
+		for _, i := range op.Outputs {
+			if tensors[i].Constant {
+				return inputerr.New(doc, fmt.Sprintf("operator %d (%s)", t, bare(op.Type)), "writes %s, a constant", tensorItem(i, tensors[i].Name))
 			}
-			if first[i] < 0 {
-				first[i] = s
-			}
-			last[i] = s
 			writes[i] = addStep(writes[i], t)
 		}
-		for _, i := range op.inputs {
-			if first[i] < 0 && !tensors[i].constant {
-				early[i] = true
-			}
-			last[i] = s
+		for _, i := range op.Inputs {
 			reads[i] = addStep(reads[i], t)
 		}
 	}
 	for _, i := range outputs {
 		isOutput[i] = true
-		if first[i] < 0 {
-			first[i] = T
-		}
-		last[i] = T
+	}
+	// early: read before any op writes it (op t reads at scope t+1).
+	early := func(i int) bool {
+		return !tensors[i].Constant && len(reads[i]) > 0 && (first[i] < 0 || reads[i][0]+1 < first[i])
 	}
 	names := map[string]int{}
 	blockOf := make([]int, n)
@@ -338,14 +392,14 @@ func buildBlocks(doc string, p *workload.Program, tensors []tensorInfo, ops []op
 		}
 		b := workload.Block{Reads: reads[i], Writes: writes[i], First: max(first[i]-1, 0), Last: max(last[i]-1, 0)}
 		switch {
-		case ti.constant:
+		case ti.Constant:
 			if len(b.Reads) == 0 {
 				continue
 			}
 			b.Kind, b.First, b.Writes = workload.Constant, 0, nil
-		case ti.variable:
+		case ti.Variable:
 			b.Kind, b.First, b.Last = workload.Input, 0, T-1
-		case isInput[i] || early[i]:
+		case isInput[i] || early(i):
 			b.Kind, b.First = workload.Input, 0
 		case isOutput[i]:
 			b.Kind = workload.Output
@@ -366,7 +420,7 @@ func buildBlocks(doc string, p *workload.Program, tensors []tensorInfo, ops []op
 			continue // TFLM plans no zero-byte tensor
 		}
 		b.Size = s
-		b.Name = uniqueName(names, i, ti.name)
+		b.Name = uniqueName(names, i, ti.Name)
 		idx := i
 		b.Tensor = &idx
 		blockOf[i] = len(p.Blocks)
@@ -386,17 +440,17 @@ func addStep(ts []int, t int) []int {
 
 // markInPlace marks reusable an input or activation whose last reader is
 // an in-place capable op whose first output has the same size.
-func markInPlace(p *workload.Program, ops []opInfo, blockOf []int) {
+func markInPlace(p *workload.Program, ops []Operator, blockOf []int) {
 	for i := range p.Blocks {
 		b := &p.Blocks[i]
 		if (b.Kind != workload.Activation && b.Kind != workload.Input) || len(b.Reads) == 0 || b.Last != b.Reads[len(b.Reads)-1] {
 			continue
 		}
 		op := ops[b.Last]
-		if !inPlace[op.typ] || len(op.outputs) == 0 {
+		if !inPlace[op.Type] || len(op.Outputs) == 0 {
 			continue
 		}
-		if j := blockOf[op.outputs[0]]; j >= 0 && p.Blocks[j].Size == b.Size && p.Blocks[j].First == b.Last {
+		if j := blockOf[op.Outputs[0]]; j >= 0 && p.Blocks[j].Size == b.Size && p.Blocks[j].First == b.Last {
 			b.Reusable = true
 		}
 	}
@@ -425,13 +479,13 @@ func prod(v []int64) int64 {
 
 // macs counts the multiply-accumulates of the convolutions and fully
 // connected layers from their output and filter shapes; 0 for other ops.
-func macs(op opInfo, tensors []tensorInfo) int64 {
-	if len(op.inputs) < 2 || len(op.outputs) == 0 {
+func macs(op Operator, tensors []Tensor) int64 {
+	if len(op.Inputs) < 2 || len(op.Outputs) == 0 {
 		return 0
 	}
-	out := tensors[op.outputs[0]].dims
-	w := tensors[op.inputs[1]].dims
-	switch op.typ {
+	out := tensors[op.Outputs[0]].Dims
+	w := tensors[op.Inputs[1]].Dims
+	switch op.Type {
 	case "CONV_2D": // filter [C_out, kh, kw, C_in/groups]
 		if len(w) == 4 {
 			return prod(out) * prod(w[1:])
@@ -449,8 +503,8 @@ func macs(op opInfo, tensors []tensorInfo) int64 {
 			return prod(out) * prod(w[:4])
 		}
 	case "TRANSPOSE_CONV": // inputs: output shape, filter [C_out, kh, kw, C_in], input
-		if len(op.inputs) >= 3 && len(w) == 4 {
-			return prod(tensors[op.inputs[2]].dims) * prod(w[:3])
+		if len(op.Inputs) >= 3 && len(w) == 4 {
+			return prod(tensors[op.Inputs[2]].Dims) * prod(w[:3])
 		}
 	}
 	return 0
