@@ -10,7 +10,9 @@ type ATan2OptionsT struct {
 }
 
 func (t *ATan2OptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	ATan2OptionsStart(builder)
 	return ATan2OptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *ATan2Options) UnPackTo(t *ATan2OptionsT) {
 }
 
 func (rcv *ATan2Options) UnPack() *ATan2OptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ATan2OptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type AddNOptionsT struct {
 }
 
 func (t *AddNOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	AddNOptionsStart(builder)
 	return AddNOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *AddNOptions) UnPackTo(t *AddNOptionsT) {
 }
 
 func (rcv *AddNOptions) UnPack() *AddNOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &AddNOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type ArgMaxOptionsT struct {
 }
 
 func (t *ArgMaxOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	ArgMaxOptionsStart(builder)
 	ArgMaxOptionsAddOutputType(builder, t.OutputType)
 	return ArgMaxOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *ArgMaxOptions) UnPackTo(t *ArgMaxOptionsT) {
 }
 
 func (rcv *ArgMaxOptions) UnPack() *ArgMaxOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ArgMaxOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type BatchToSpaceNDOptionsT struct {
 }
 
 func (t *BatchToSpaceNDOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	BatchToSpaceNDOptionsStart(builder)
 	return BatchToSpaceNDOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *BatchToSpaceNDOptions) UnPackTo(t *BatchToSpaceNDOptionsT) {
 }
 
 func (rcv *BatchToSpaceNDOptions) UnPack() *BatchToSpaceNDOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &BatchToSpaceNDOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,16 +7,18 @@ import (
 )
 
 type BidirectionalSequenceLSTMOptionsT struct {
-	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
-	CellClip float32 `json:"cell_clip"`
-	ProjClip float32 `json:"proj_clip"`
-	MergeOutputs bool `json:"merge_outputs"`
-	TimeMajor bool `json:"time_major"`
-	AsymmetricQuantizeInputs bool `json:"asymmetric_quantize_inputs"`
+	FusedActivationFunction  ActivationFunctionType `json:"fused_activation_function"`
+	CellClip                 float32                `json:"cell_clip"`
+	ProjClip                 float32                `json:"proj_clip"`
+	MergeOutputs             bool                   `json:"merge_outputs"`
+	TimeMajor                bool                   `json:"time_major"`
+	AsymmetricQuantizeInputs bool                   `json:"asymmetric_quantize_inputs"`
 }
 
 func (t *BidirectionalSequenceLSTMOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	BidirectionalSequenceLSTMOptionsStart(builder)
 	BidirectionalSequenceLSTMOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
 	BidirectionalSequenceLSTMOptionsAddCellClip(builder, t.CellClip)
@@ -37,7 +39,9 @@ func (rcv *BidirectionalSequenceLSTMOptions) UnPackTo(t *BidirectionalSequenceLS
 }
 
 func (rcv *BidirectionalSequenceLSTMOptions) UnPack() *BidirectionalSequenceLSTMOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &BidirectionalSequenceLSTMOptionsT{}
 	rcv.UnPackTo(t)
 	return t

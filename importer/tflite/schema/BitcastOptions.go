@@ -10,7 +10,9 @@ type BitcastOptionsT struct {
 }
 
 func (t *BitcastOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	BitcastOptionsStart(builder)
 	return BitcastOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *BitcastOptions) UnPackTo(t *BitcastOptionsT) {
 }
 
 func (rcv *BitcastOptions) UnPack() *BitcastOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &BitcastOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type BitwiseXorOptionsT struct {
 }
 
 func (t *BitwiseXorOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	BitwiseXorOptionsStart(builder)
 	return BitwiseXorOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *BitwiseXorOptions) UnPackTo(t *BitwiseXorOptionsT) {
 }
 
 func (rcv *BitwiseXorOptions) UnPack() *BitwiseXorOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &BitwiseXorOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,13 +7,15 @@ import (
 )
 
 type BlockwiseQuantizationT struct {
-	Scales int32 `json:"scales"`
+	Scales     int32 `json:"scales"`
 	ZeroPoints int32 `json:"zero_points"`
-	BlockSize int32 `json:"block_size"`
+	BlockSize  int32 `json:"block_size"`
 }
 
 func (t *BlockwiseQuantizationT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	BlockwiseQuantizationStart(builder)
 	BlockwiseQuantizationAddScales(builder, t.Scales)
 	BlockwiseQuantizationAddZeroPoints(builder, t.ZeroPoints)
@@ -28,7 +30,9 @@ func (rcv *BlockwiseQuantization) UnPackTo(t *BlockwiseQuantizationT) {
 }
 
 func (rcv *BlockwiseQuantization) UnPack() *BlockwiseQuantizationT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &BlockwiseQuantizationT{}
 	rcv.UnPackTo(t)
 	return t

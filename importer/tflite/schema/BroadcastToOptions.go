@@ -10,7 +10,9 @@ type BroadcastToOptionsT struct {
 }
 
 func (t *BroadcastToOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	BroadcastToOptionsStart(builder)
 	return BroadcastToOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *BroadcastToOptions) UnPackTo(t *BroadcastToOptionsT) {
 }
 
 func (rcv *BroadcastToOptions) UnPack() *BroadcastToOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &BroadcastToOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type BucketizeOptionsT struct {
 }
 
 func (t *BucketizeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	boundariesOffset := flatbuffers.UOffsetT(0)
 	if t.Boundaries != nil {
 		boundariesLength := len(t.Boundaries)
@@ -35,7 +37,9 @@ func (rcv *BucketizeOptions) UnPackTo(t *BucketizeOptionsT) {
 }
 
 func (rcv *BucketizeOptions) UnPack() *BucketizeOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &BucketizeOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,13 +7,15 @@ import (
 )
 
 type BufferT struct {
-	Data []byte `json:"data"`
+	Data   []byte `json:"data"`
 	Offset uint64 `json:"offset"`
-	Size uint64 `json:"size"`
+	Size   uint64 `json:"size"`
 }
 
 func (t *BufferT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	dataOffset := flatbuffers.UOffsetT(0)
 	if t.Data != nil {
 		dataOffset = builder.CreateByteString(t.Data)
@@ -32,7 +34,9 @@ func (rcv *Buffer) UnPackTo(t *BufferT) {
 }
 
 func (rcv *Buffer) UnPack() *BufferT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &BufferT{}
 	rcv.UnPackTo(t)
 	return t

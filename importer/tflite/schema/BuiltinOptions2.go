@@ -99,7 +99,7 @@ func (v BuiltinOptions2) String() string {
 }
 
 type BuiltinOptions2T struct {
-	Type BuiltinOptions2
+	Type  BuiltinOptions2
 	Value interface{}
 }
 
@@ -162,73 +162,73 @@ func (rcv BuiltinOptions2) UnPack(table flatbuffers.Table) *BuiltinOptions2T {
 	switch rcv {
 	case BuiltinOptions2StablehloConcatenateOptions:
 		x := StablehloConcatenateOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloConcatenateOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloConcatenateOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloBroadcastInDimOptions:
 		x := StablehloBroadcastInDimOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloBroadcastInDimOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloBroadcastInDimOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloSliceOptions:
 		x := StablehloSliceOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloSliceOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloSliceOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloConvolutionOptions:
 		x := StablehloConvolutionOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloConvolutionOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloConvolutionOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloCustomCallOptions:
 		x := StablehloCustomCallOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloCustomCallOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloCustomCallOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloReduceOptions:
 		x := StablehloReduceOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloReduceOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloReduceOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloScatterOptions:
 		x := StablehloScatterOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloScatterOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloScatterOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloCompareOptions:
 		x := StablehloCompareOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloCompareOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloCompareOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloDynamicSliceOptions:
 		x := StablehloDynamicSliceOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloDynamicSliceOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloDynamicSliceOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloPadOptions:
 		x := StablehloPadOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloPadOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloPadOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloIotaOptions:
 		x := StablehloIotaOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloIotaOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloIotaOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloDotGeneralOptions:
 		x := StablehloDotGeneralOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloDotGeneralOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloDotGeneralOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloReduceWindowOptions:
 		x := StablehloReduceWindowOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloReduceWindowOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloReduceWindowOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloSortOptions:
 		x := StablehloSortOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloSortOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloSortOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloWhileOptions:
 		x := StablehloWhileOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloWhileOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloWhileOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloGatherOptions:
 		x := StablehloGatherOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloGatherOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloGatherOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloTransposeOptions:
 		x := StablehloTransposeOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloTransposeOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloTransposeOptions, Value: x.UnPack()}
 	case BuiltinOptions2DilateOptions:
 		x := DilateOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2DilateOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2DilateOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloRngBitGeneratorOptions:
 		x := StablehloRngBitGeneratorOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloRngBitGeneratorOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloRngBitGeneratorOptions, Value: x.UnPack()}
 	case BuiltinOptions2ReduceWindowOptions:
 		x := ReduceWindowOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2ReduceWindowOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2ReduceWindowOptions, Value: x.UnPack()}
 	case BuiltinOptions2StableHLOCompositeOptions:
 		x := StableHLOCompositeOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StableHLOCompositeOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StableHLOCompositeOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloShiftLeftOptions:
 		x := StablehloShiftLeftOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloShiftLeftOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloShiftLeftOptions, Value: x.UnPack()}
 	case BuiltinOptions2StablehloCaseOptions:
 		x := StablehloCaseOptions{_tab: table}
-		return &BuiltinOptions2T{ Type: BuiltinOptions2StablehloCaseOptions, Value: x.UnPack() }
+		return &BuiltinOptions2T{Type: BuiltinOptions2StablehloCaseOptions, Value: x.UnPack()}
 	}
 	return nil
 }

@@ -11,7 +11,9 @@ type CallOnceOptionsT struct {
 }
 
 func (t *CallOnceOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	CallOnceOptionsStart(builder)
 	CallOnceOptionsAddInitSubgraphIndex(builder, t.InitSubgraphIndex)
 	return CallOnceOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *CallOnceOptions) UnPackTo(t *CallOnceOptionsT) {
 }
 
 func (rcv *CallOnceOptions) UnPack() *CallOnceOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &CallOnceOptionsT{}
 	rcv.UnPackTo(t)
 	return t

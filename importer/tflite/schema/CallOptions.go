@@ -11,7 +11,9 @@ type CallOptionsT struct {
 }
 
 func (t *CallOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	CallOptionsStart(builder)
 	CallOptionsAddSubgraph(builder, t.Subgraph)
 	return CallOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *CallOptions) UnPackTo(t *CallOptionsT) {
 }
 
 func (rcv *CallOptions) UnPack() *CallOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &CallOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,13 +7,15 @@ import (
 )
 
 type ConcatEmbeddingsOptionsT struct {
-	NumChannels int32 `json:"num_channels"`
-	NumColumnsPerChannel []int32 `json:"num_columns_per_channel"`
+	NumChannels            int32   `json:"num_channels"`
+	NumColumnsPerChannel   []int32 `json:"num_columns_per_channel"`
 	EmbeddingDimPerChannel []int32 `json:"embedding_dim_per_channel"`
 }
 
 func (t *ConcatEmbeddingsOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	numColumnsPerChannelOffset := flatbuffers.UOffsetT(0)
 	if t.NumColumnsPerChannel != nil {
 		numColumnsPerChannelLength := len(t.NumColumnsPerChannel)
@@ -54,7 +56,9 @@ func (rcv *ConcatEmbeddingsOptions) UnPackTo(t *ConcatEmbeddingsOptionsT) {
 }
 
 func (rcv *ConcatEmbeddingsOptions) UnPack() *ConcatEmbeddingsOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ConcatEmbeddingsOptionsT{}
 	rcv.UnPackTo(t)
 	return t

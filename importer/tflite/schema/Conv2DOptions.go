@@ -7,17 +7,19 @@ import (
 )
 
 type Conv2DOptionsT struct {
-	Padding Padding `json:"padding"`
-	StrideW int32 `json:"stride_w"`
-	StrideH int32 `json:"stride_h"`
+	Padding                 Padding                `json:"padding"`
+	StrideW                 int32                  `json:"stride_w"`
+	StrideH                 int32                  `json:"stride_h"`
 	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
-	DilationWFactor int32 `json:"dilation_w_factor"`
-	DilationHFactor int32 `json:"dilation_h_factor"`
-	QuantizedBiasType TensorType `json:"quantized_bias_type"`
+	DilationWFactor         int32                  `json:"dilation_w_factor"`
+	DilationHFactor         int32                  `json:"dilation_h_factor"`
+	QuantizedBiasType       TensorType             `json:"quantized_bias_type"`
 }
 
 func (t *Conv2DOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	Conv2DOptionsStart(builder)
 	Conv2DOptionsAddPadding(builder, t.Padding)
 	Conv2DOptionsAddStrideW(builder, t.StrideW)
@@ -40,7 +42,9 @@ func (rcv *Conv2DOptions) UnPackTo(t *Conv2DOptionsT) {
 }
 
 func (rcv *Conv2DOptions) UnPack() *Conv2DOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &Conv2DOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,18 +7,20 @@ import (
 )
 
 type Conv3DOptionsT struct {
-	Padding Padding `json:"padding"`
-	StrideD int32 `json:"stride_d"`
-	StrideW int32 `json:"stride_w"`
-	StrideH int32 `json:"stride_h"`
+	Padding                 Padding                `json:"padding"`
+	StrideD                 int32                  `json:"stride_d"`
+	StrideW                 int32                  `json:"stride_w"`
+	StrideH                 int32                  `json:"stride_h"`
 	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
-	DilationDFactor int32 `json:"dilation_d_factor"`
-	DilationWFactor int32 `json:"dilation_w_factor"`
-	DilationHFactor int32 `json:"dilation_h_factor"`
+	DilationDFactor         int32                  `json:"dilation_d_factor"`
+	DilationWFactor         int32                  `json:"dilation_w_factor"`
+	DilationHFactor         int32                  `json:"dilation_h_factor"`
 }
 
 func (t *Conv3DOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	Conv3DOptionsStart(builder)
 	Conv3DOptionsAddPadding(builder, t.Padding)
 	Conv3DOptionsAddStrideD(builder, t.StrideD)
@@ -43,7 +45,9 @@ func (rcv *Conv3DOptions) UnPackTo(t *Conv3DOptionsT) {
 }
 
 func (rcv *Conv3DOptions) UnPack() *Conv3DOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &Conv3DOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type DilateOptionsT struct {
 }
 
 func (t *DilateOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	DilateOptionsStart(builder)
 	return DilateOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *DilateOptions) UnPackTo(t *DilateOptionsT) {
 }
 
 func (rcv *DilateOptions) UnPack() *DilateOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &DilateOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,18 +7,20 @@ import (
 )
 
 type DimensionMetadataT struct {
-	Format DimensionType `json:"format"`
-	DenseSize int32 `json:"dense_size"`
+	Format        DimensionType       `json:"format"`
+	DenseSize     int32               `json:"dense_size"`
 	ArraySegments *SparseIndexVectorT `json:"array_segments"`
-	ArrayIndices *SparseIndexVectorT `json:"array_indices"`
+	ArrayIndices  *SparseIndexVectorT `json:"array_indices"`
 }
 
 func (t *DimensionMetadataT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	arraySegmentsOffset := t.ArraySegments.Pack(builder)
-	
+
 	arrayIndicesOffset := t.ArrayIndices.Pack(builder)
-	
+
 	DimensionMetadataStart(builder)
 	DimensionMetadataAddFormat(builder, t.Format)
 	DimensionMetadataAddDenseSize(builder, t.DenseSize)
@@ -47,7 +49,9 @@ func (rcv *DimensionMetadata) UnPackTo(t *DimensionMetadataT) {
 }
 
 func (rcv *DimensionMetadata) UnPack() *DimensionMetadataT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &DimensionMetadataT{}
 	rcv.UnPackTo(t)
 	return t

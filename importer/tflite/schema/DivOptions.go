@@ -11,7 +11,9 @@ type DivOptionsT struct {
 }
 
 func (t *DivOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	DivOptionsStart(builder)
 	DivOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
 	return DivOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *DivOptions) UnPackTo(t *DivOptionsT) {
 }
 
 func (rcv *DivOptions) UnPack() *DivOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &DivOptionsT{}
 	rcv.UnPackTo(t)
 	return t

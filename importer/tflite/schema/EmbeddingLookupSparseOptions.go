@@ -11,7 +11,9 @@ type EmbeddingLookupSparseOptionsT struct {
 }
 
 func (t *EmbeddingLookupSparseOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	EmbeddingLookupSparseOptionsStart(builder)
 	EmbeddingLookupSparseOptionsAddCombiner(builder, t.Combiner)
 	return EmbeddingLookupSparseOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *EmbeddingLookupSparseOptions) UnPackTo(t *EmbeddingLookupSparseOption
 }
 
 func (rcv *EmbeddingLookupSparseOptions) UnPack() *EmbeddingLookupSparseOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &EmbeddingLookupSparseOptionsT{}
 	rcv.UnPackTo(t)
 	return t

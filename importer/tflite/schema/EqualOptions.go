@@ -10,7 +10,9 @@ type EqualOptionsT struct {
 }
 
 func (t *EqualOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	EqualOptionsStart(builder)
 	return EqualOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *EqualOptions) UnPackTo(t *EqualOptionsT) {
 }
 
 func (rcv *EqualOptions) UnPack() *EqualOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &EqualOptionsT{}
 	rcv.UnPackTo(t)
 	return t

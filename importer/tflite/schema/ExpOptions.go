@@ -10,7 +10,9 @@ type ExpOptionsT struct {
 }
 
 func (t *ExpOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	ExpOptionsStart(builder)
 	return ExpOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *ExpOptions) UnPackTo(t *ExpOptionsT) {
 }
 
 func (rcv *ExpOptions) UnPack() *ExpOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ExpOptionsT{}
 	rcv.UnPackTo(t)
 	return t

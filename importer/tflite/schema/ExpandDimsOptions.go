@@ -10,7 +10,9 @@ type ExpandDimsOptionsT struct {
 }
 
 func (t *ExpandDimsOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	ExpandDimsOptionsStart(builder)
 	return ExpandDimsOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *ExpandDimsOptions) UnPackTo(t *ExpandDimsOptionsT) {
 }
 
 func (rcv *ExpandDimsOptions) UnPack() *ExpandDimsOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ExpandDimsOptionsT{}
 	rcv.UnPackTo(t)
 	return t

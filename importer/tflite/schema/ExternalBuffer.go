@@ -7,15 +7,17 @@ import (
 )
 
 type ExternalBufferT struct {
-	Id uint32 `json:"id"`
-	Group uint32 `json:"group"`
-	Offset uint64 `json:"offset"`
-	Length uint64 `json:"length"`
+	Id      uint32 `json:"id"`
+	Group   uint32 `json:"group"`
+	Offset  uint64 `json:"offset"`
+	Length  uint64 `json:"length"`
 	Packing string `json:"packing"`
 }
 
 func (t *ExternalBufferT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	packingOffset := builder.CreateString(t.Packing)
 	ExternalBufferStart(builder)
 	ExternalBufferAddId(builder, t.Id)
@@ -35,7 +37,9 @@ func (rcv *ExternalBuffer) UnPackTo(t *ExternalBufferT) {
 }
 
 func (rcv *ExternalBuffer) UnPack() *ExternalBufferT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ExternalBufferT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type ExternalBufferGroupT struct {
 }
 
 func (t *ExternalBufferGroupT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	nameOffset := builder.CreateString(t.Name)
 	ExternalBufferGroupStart(builder)
 	ExternalBufferGroupAddName(builder, nameOffset)
@@ -23,7 +25,9 @@ func (rcv *ExternalBufferGroup) UnPackTo(t *ExternalBufferGroupT) {
 }
 
 func (rcv *ExternalBufferGroup) UnPack() *ExternalBufferGroupT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ExternalBufferGroupT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,14 +7,16 @@ import (
 )
 
 type FakeQuantOptionsT struct {
-	Min float32 `json:"min"`
-	Max float32 `json:"max"`
-	NumBits int32 `json:"num_bits"`
-	NarrowRange bool `json:"narrow_range"`
+	Min         float32 `json:"min"`
+	Max         float32 `json:"max"`
+	NumBits     int32   `json:"num_bits"`
+	NarrowRange bool    `json:"narrow_range"`
 }
 
 func (t *FakeQuantOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	FakeQuantOptionsStart(builder)
 	FakeQuantOptionsAddMin(builder, t.Min)
 	FakeQuantOptionsAddMax(builder, t.Max)
@@ -31,7 +33,9 @@ func (rcv *FakeQuantOptions) UnPackTo(t *FakeQuantOptionsT) {
 }
 
 func (rcv *FakeQuantOptions) UnPack() *FakeQuantOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &FakeQuantOptionsT{}
 	rcv.UnPackTo(t)
 	return t

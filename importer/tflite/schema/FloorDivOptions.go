@@ -10,7 +10,9 @@ type FloorDivOptionsT struct {
 }
 
 func (t *FloorDivOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	FloorDivOptionsStart(builder)
 	return FloorDivOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *FloorDivOptions) UnPackTo(t *FloorDivOptionsT) {
 }
 
 func (rcv *FloorDivOptions) UnPack() *FloorDivOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &FloorDivOptionsT{}
 	rcv.UnPackTo(t)
 	return t

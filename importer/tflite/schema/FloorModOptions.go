@@ -10,7 +10,9 @@ type FloorModOptionsT struct {
 }
 
 func (t *FloorModOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	FloorModOptionsStart(builder)
 	return FloorModOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *FloorModOptions) UnPackTo(t *FloorModOptionsT) {
 }
 
 func (rcv *FloorModOptions) UnPack() *FloorModOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &FloorModOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,12 +7,14 @@ import (
 )
 
 type GatherOptionsT struct {
-	Axis int32 `json:"axis"`
+	Axis      int32 `json:"axis"`
 	BatchDims int32 `json:"batch_dims"`
 }
 
 func (t *GatherOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	GatherOptionsStart(builder)
 	GatherOptionsAddAxis(builder, t.Axis)
 	GatherOptionsAddBatchDims(builder, t.BatchDims)
@@ -25,7 +27,9 @@ func (rcv *GatherOptions) UnPackTo(t *GatherOptionsT) {
 }
 
 func (rcv *GatherOptions) UnPack() *GatherOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &GatherOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type GeluOptionsT struct {
 }
 
 func (t *GeluOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	GeluOptionsStart(builder)
 	GeluOptionsAddApproximate(builder, t.Approximate)
 	return GeluOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *GeluOptions) UnPackTo(t *GeluOptionsT) {
 }
 
 func (rcv *GeluOptions) UnPack() *GeluOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &GeluOptionsT{}
 	rcv.UnPackTo(t)
 	return t

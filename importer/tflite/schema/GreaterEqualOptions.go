@@ -10,7 +10,9 @@ type GreaterEqualOptionsT struct {
 }
 
 func (t *GreaterEqualOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	GreaterEqualOptionsStart(builder)
 	return GreaterEqualOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *GreaterEqualOptions) UnPackTo(t *GreaterEqualOptionsT) {
 }
 
 func (rcv *GreaterEqualOptions) UnPack() *GreaterEqualOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &GreaterEqualOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type HardSwishOptionsT struct {
 }
 
 func (t *HardSwishOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	HardSwishOptionsStart(builder)
 	return HardSwishOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *HardSwishOptions) UnPackTo(t *HardSwishOptionsT) {
 }
 
 func (rcv *HardSwishOptions) UnPack() *HardSwishOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &HardSwishOptionsT{}
 	rcv.UnPackTo(t)
 	return t

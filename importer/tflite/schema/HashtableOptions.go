@@ -7,13 +7,15 @@ import (
 )
 
 type HashtableOptionsT struct {
-	TableId int32 `json:"table_id"`
-	KeyDtype TensorType `json:"key_dtype"`
+	TableId    int32      `json:"table_id"`
+	KeyDtype   TensorType `json:"key_dtype"`
 	ValueDtype TensorType `json:"value_dtype"`
 }
 
 func (t *HashtableOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	HashtableOptionsStart(builder)
 	HashtableOptionsAddTableId(builder, t.TableId)
 	HashtableOptionsAddKeyDtype(builder, t.KeyDtype)
@@ -28,7 +30,9 @@ func (rcv *HashtableOptions) UnPackTo(t *HashtableOptionsT) {
 }
 
 func (rcv *HashtableOptions) UnPack() *HashtableOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &HashtableOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -12,7 +12,9 @@ type IfOptionsT struct {
 }
 
 func (t *IfOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	IfOptionsStart(builder)
 	IfOptionsAddThenSubgraphIndex(builder, t.ThenSubgraphIndex)
 	IfOptionsAddElseSubgraphIndex(builder, t.ElseSubgraphIndex)
@@ -25,7 +27,9 @@ func (rcv *IfOptions) UnPackTo(t *IfOptionsT) {
 }
 
 func (rcv *IfOptions) UnPack() *IfOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &IfOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type LeakyReluOptionsT struct {
 }
 
 func (t *LeakyReluOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	LeakyReluOptionsStart(builder)
 	LeakyReluOptionsAddAlpha(builder, t.Alpha)
 	return LeakyReluOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *LeakyReluOptions) UnPackTo(t *LeakyReluOptionsT) {
 }
 
 func (rcv *LeakyReluOptions) UnPack() *LeakyReluOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &LeakyReluOptionsT{}
 	rcv.UnPackTo(t)
 	return t

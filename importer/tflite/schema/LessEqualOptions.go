@@ -10,7 +10,9 @@ type LessEqualOptionsT struct {
 }
 
 func (t *LessEqualOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	LessEqualOptionsStart(builder)
 	return LessEqualOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *LessEqualOptions) UnPackTo(t *LessEqualOptionsT) {
 }
 
 func (rcv *LessEqualOptions) UnPack() *LessEqualOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &LessEqualOptionsT{}
 	rcv.UnPackTo(t)
 	return t

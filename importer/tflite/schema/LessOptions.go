@@ -10,7 +10,9 @@ type LessOptionsT struct {
 }
 
 func (t *LessOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	LessOptionsStart(builder)
 	return LessOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *LessOptions) UnPackTo(t *LessOptionsT) {
 }
 
 func (rcv *LessOptions) UnPack() *LessOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &LessOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,14 +7,16 @@ import (
 )
 
 type LocalResponseNormalizationOptionsT struct {
-	Radius int32 `json:"radius"`
-	Bias float32 `json:"bias"`
-	Alpha float32 `json:"alpha"`
-	Beta float32 `json:"beta"`
+	Radius int32   `json:"radius"`
+	Bias   float32 `json:"bias"`
+	Alpha  float32 `json:"alpha"`
+	Beta   float32 `json:"beta"`
 }
 
 func (t *LocalResponseNormalizationOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	LocalResponseNormalizationOptionsStart(builder)
 	LocalResponseNormalizationOptionsAddRadius(builder, t.Radius)
 	LocalResponseNormalizationOptionsAddBias(builder, t.Bias)
@@ -31,7 +33,9 @@ func (rcv *LocalResponseNormalizationOptions) UnPackTo(t *LocalResponseNormaliza
 }
 
 func (rcv *LocalResponseNormalizationOptions) UnPack() *LocalResponseNormalizationOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &LocalResponseNormalizationOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type LogicalAndOptionsT struct {
 }
 
 func (t *LogicalAndOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	LogicalAndOptionsStart(builder)
 	return LogicalAndOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *LogicalAndOptions) UnPackTo(t *LogicalAndOptionsT) {
 }
 
 func (rcv *LogicalAndOptions) UnPack() *LogicalAndOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &LogicalAndOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type LogicalNotOptionsT struct {
 }
 
 func (t *LogicalNotOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	LogicalNotOptionsStart(builder)
 	return LogicalNotOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *LogicalNotOptions) UnPackTo(t *LogicalNotOptionsT) {
 }
 
 func (rcv *LogicalNotOptions) UnPack() *LogicalNotOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &LogicalNotOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type LogicalOrOptionsT struct {
 }
 
 func (t *LogicalOrOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	LogicalOrOptionsStart(builder)
 	return LogicalOrOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *LogicalOrOptions) UnPackTo(t *LogicalOrOptionsT) {
 }
 
 func (rcv *LogicalOrOptions) UnPack() *LogicalOrOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &LogicalOrOptionsT{}
 	rcv.UnPackTo(t)
 	return t

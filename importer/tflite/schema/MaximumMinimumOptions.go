@@ -10,7 +10,9 @@ type MaximumMinimumOptionsT struct {
 }
 
 func (t *MaximumMinimumOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	MaximumMinimumOptionsStart(builder)
 	return MaximumMinimumOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *MaximumMinimumOptions) UnPackTo(t *MaximumMinimumOptionsT) {
 }
 
 func (rcv *MaximumMinimumOptions) UnPack() *MaximumMinimumOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &MaximumMinimumOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type MirrorPadOptionsT struct {
 }
 
 func (t *MirrorPadOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	MirrorPadOptionsStart(builder)
 	MirrorPadOptionsAddMode(builder, t.Mode)
 	return MirrorPadOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *MirrorPadOptions) UnPackTo(t *MirrorPadOptionsT) {
 }
 
 func (rcv *MirrorPadOptions) UnPack() *MirrorPadOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &MirrorPadOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,20 +7,22 @@ import (
 )
 
 type ModelT struct {
-	Version uint32 `json:"version"`
-	OperatorCodes []*OperatorCodeT `json:"operator_codes"`
-	Subgraphs []*SubGraphT `json:"subgraphs"`
-	Description string `json:"description"`
-	Buffers []*BufferT `json:"buffers"`
-	MetadataBuffer []int32 `json:"metadata_buffer"`
-	Metadata []*MetadataT `json:"metadata"`
-	SignatureDefs []*SignatureDefT `json:"signature_defs"`
+	Version              uint32                  `json:"version"`
+	OperatorCodes        []*OperatorCodeT        `json:"operator_codes"`
+	Subgraphs            []*SubGraphT            `json:"subgraphs"`
+	Description          string                  `json:"description"`
+	Buffers              []*BufferT              `json:"buffers"`
+	MetadataBuffer       []int32                 `json:"metadata_buffer"`
+	Metadata             []*MetadataT            `json:"metadata"`
+	SignatureDefs        []*SignatureDefT        `json:"signature_defs"`
 	ExternalBufferGroups []*ExternalBufferGroupT `json:"external_buffer_groups"`
-	ExternalBuffers []*ExternalBufferT `json:"external_buffers"`
+	ExternalBuffers      []*ExternalBufferT      `json:"external_buffers"`
 }
 
 func (t *ModelT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	operatorCodesOffset := flatbuffers.UOffsetT(0)
 	if t.OperatorCodes != nil {
 		operatorCodesLength := len(t.OperatorCodes)
@@ -196,7 +198,9 @@ func (rcv *Model) UnPackTo(t *ModelT) {
 }
 
 func (rcv *Model) UnPack() *ModelT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ModelT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type MulOptionsT struct {
 }
 
 func (t *MulOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	MulOptionsStart(builder)
 	MulOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
 	return MulOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *MulOptions) UnPackTo(t *MulOptionsT) {
 }
 
 func (rcv *MulOptions) UnPack() *MulOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &MulOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,14 +7,16 @@ import (
 )
 
 type MultiAxisQuantizationT struct {
-	Scales int32 `json:"scales"`
-	ZeroPoints int32 `json:"zero_points"`
-	BlockSize int32 `json:"block_size"`
+	Scales              int32   `json:"scales"`
+	ZeroPoints          int32   `json:"zero_points"`
+	BlockSize           int32   `json:"block_size"`
 	QuantizedDimensions []int32 `json:"quantized_dimensions"`
 }
 
 func (t *MultiAxisQuantizationT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	quantizedDimensionsOffset := flatbuffers.UOffsetT(0)
 	if t.QuantizedDimensions != nil {
 		quantizedDimensionsLength := len(t.QuantizedDimensions)
@@ -44,7 +46,9 @@ func (rcv *MultiAxisQuantization) UnPackTo(t *MultiAxisQuantizationT) {
 }
 
 func (rcv *MultiAxisQuantization) UnPack() *MultiAxisQuantizationT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &MultiAxisQuantizationT{}
 	rcv.UnPackTo(t)
 	return t

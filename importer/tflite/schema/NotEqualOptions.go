@@ -10,7 +10,9 @@ type NotEqualOptionsT struct {
 }
 
 func (t *NotEqualOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	NotEqualOptionsStart(builder)
 	return NotEqualOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *NotEqualOptions) UnPackTo(t *NotEqualOptionsT) {
 }
 
 func (rcv *NotEqualOptions) UnPack() *NotEqualOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &NotEqualOptionsT{}
 	rcv.UnPackTo(t)
 	return t

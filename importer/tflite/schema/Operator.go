@@ -7,22 +7,24 @@ import (
 )
 
 type OperatorT struct {
-	OpcodeIndex uint32 `json:"opcode_index"`
-	Inputs []int32 `json:"inputs"`
-	Outputs []int32 `json:"outputs"`
-	BuiltinOptions *BuiltinOptionsT `json:"builtin_options"`
-	CustomOptions []byte `json:"custom_options"`
-	CustomOptionsFormat CustomOptionsFormat `json:"custom_options_format"`
-	MutatingVariableInputs []bool `json:"mutating_variable_inputs"`
-	Intermediates []int32 `json:"intermediates"`
-	LargeCustomOptionsOffset uint64 `json:"large_custom_options_offset"`
-	LargeCustomOptionsSize uint64 `json:"large_custom_options_size"`
-	BuiltinOptions2 *BuiltinOptions2T `json:"builtin_options_2"`
-	DebugMetadataIndex int32 `json:"debug_metadata_index"`
+	OpcodeIndex              uint32              `json:"opcode_index"`
+	Inputs                   []int32             `json:"inputs"`
+	Outputs                  []int32             `json:"outputs"`
+	BuiltinOptions           *BuiltinOptionsT    `json:"builtin_options"`
+	CustomOptions            []byte              `json:"custom_options"`
+	CustomOptionsFormat      CustomOptionsFormat `json:"custom_options_format"`
+	MutatingVariableInputs   []bool              `json:"mutating_variable_inputs"`
+	Intermediates            []int32             `json:"intermediates"`
+	LargeCustomOptionsOffset uint64              `json:"large_custom_options_offset"`
+	LargeCustomOptionsSize   uint64              `json:"large_custom_options_size"`
+	BuiltinOptions2          *BuiltinOptions2T   `json:"builtin_options_2"`
+	DebugMetadataIndex       int32               `json:"debug_metadata_index"`
 }
 
 func (t *OperatorT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	inputsOffset := flatbuffers.UOffsetT(0)
 	if t.Inputs != nil {
 		inputsLength := len(t.Inputs)
@@ -42,7 +44,7 @@ func (t *OperatorT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
 		outputsOffset = builder.EndVector(outputsLength)
 	}
 	builtinOptionsOffset := t.BuiltinOptions.Pack(builder)
-	
+
 	customOptionsOffset := flatbuffers.UOffsetT(0)
 	if t.CustomOptions != nil {
 		customOptionsOffset = builder.CreateByteString(t.CustomOptions)
@@ -66,7 +68,7 @@ func (t *OperatorT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
 		intermediatesOffset = builder.EndVector(intermediatesLength)
 	}
 	builtinOptions2Offset := t.BuiltinOptions2.Pack(builder)
-	
+
 	OperatorStart(builder)
 	OperatorAddOpcodeIndex(builder, t.OpcodeIndex)
 	OperatorAddInputs(builder, inputsOffset)
@@ -127,7 +129,9 @@ func (rcv *Operator) UnPackTo(t *OperatorT) {
 }
 
 func (rcv *Operator) UnPack() *OperatorT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &OperatorT{}
 	rcv.UnPackTo(t)
 	return t

@@ -8,11 +8,13 @@ import (
 
 type PackOptionsT struct {
 	ValuesCount int32 `json:"values_count"`
-	Axis int32 `json:"axis"`
+	Axis        int32 `json:"axis"`
 }
 
 func (t *PackOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	PackOptionsStart(builder)
 	PackOptionsAddValuesCount(builder, t.ValuesCount)
 	PackOptionsAddAxis(builder, t.Axis)
@@ -25,7 +27,9 @@ func (rcv *PackOptions) UnPackTo(t *PackOptionsT) {
 }
 
 func (rcv *PackOptions) UnPack() *PackOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &PackOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type PadV2OptionsT struct {
 }
 
 func (t *PadV2OptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	PadV2OptionsStart(builder)
 	return PadV2OptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *PadV2Options) UnPackTo(t *PadV2OptionsT) {
 }
 
 func (rcv *PadV2Options) UnPack() *PadV2OptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &PadV2OptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,16 +7,18 @@ import (
 )
 
 type Pool2DOptionsT struct {
-	Padding Padding `json:"padding"`
-	StrideW int32 `json:"stride_w"`
-	StrideH int32 `json:"stride_h"`
-	FilterWidth int32 `json:"filter_width"`
-	FilterHeight int32 `json:"filter_height"`
+	Padding                 Padding                `json:"padding"`
+	StrideW                 int32                  `json:"stride_w"`
+	StrideH                 int32                  `json:"stride_h"`
+	FilterWidth             int32                  `json:"filter_width"`
+	FilterHeight            int32                  `json:"filter_height"`
 	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
 }
 
 func (t *Pool2DOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	Pool2DOptionsStart(builder)
 	Pool2DOptionsAddPadding(builder, t.Padding)
 	Pool2DOptionsAddStrideW(builder, t.StrideW)
@@ -37,7 +39,9 @@ func (rcv *Pool2DOptions) UnPackTo(t *Pool2DOptionsT) {
 }
 
 func (rcv *Pool2DOptions) UnPack() *Pool2DOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &Pool2DOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -39,7 +39,7 @@ func (v QuantizationDetails) String() string {
 }
 
 type QuantizationDetailsT struct {
-	Type QuantizationDetails
+	Type  QuantizationDetails
 	Value interface{}
 }
 
@@ -62,13 +62,13 @@ func (rcv QuantizationDetails) UnPack(table flatbuffers.Table) *QuantizationDeta
 	switch rcv {
 	case QuantizationDetailsCustomQuantization:
 		x := CustomQuantization{_tab: table}
-		return &QuantizationDetailsT{ Type: QuantizationDetailsCustomQuantization, Value: x.UnPack() }
+		return &QuantizationDetailsT{Type: QuantizationDetailsCustomQuantization, Value: x.UnPack()}
 	case QuantizationDetailsBlockwiseQuantization:
 		x := BlockwiseQuantization{_tab: table}
-		return &QuantizationDetailsT{ Type: QuantizationDetailsBlockwiseQuantization, Value: x.UnPack() }
+		return &QuantizationDetailsT{Type: QuantizationDetailsBlockwiseQuantization, Value: x.UnPack()}
 	case QuantizationDetailsMultiAxisQuantization:
 		x := MultiAxisQuantization{_tab: table}
-		return &QuantizationDetailsT{ Type: QuantizationDetailsMultiAxisQuantization, Value: x.UnPack() }
+		return &QuantizationDetailsT{Type: QuantizationDetailsMultiAxisQuantization, Value: x.UnPack()}
 	}
 	return nil
 }

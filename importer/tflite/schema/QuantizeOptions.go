@@ -10,7 +10,9 @@ type QuantizeOptionsT struct {
 }
 
 func (t *QuantizeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	QuantizeOptionsStart(builder)
 	return QuantizeOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *QuantizeOptions) UnPackTo(t *QuantizeOptionsT) {
 }
 
 func (rcv *QuantizeOptions) UnPack() *QuantizeOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &QuantizeOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,12 +7,14 @@ import (
 )
 
 type RNNOptionsT struct {
-	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
-	AsymmetricQuantizeInputs bool `json:"asymmetric_quantize_inputs"`
+	FusedActivationFunction  ActivationFunctionType `json:"fused_activation_function"`
+	AsymmetricQuantizeInputs bool                   `json:"asymmetric_quantize_inputs"`
 }
 
 func (t *RNNOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	RNNOptionsStart(builder)
 	RNNOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
 	RNNOptionsAddAsymmetricQuantizeInputs(builder, t.AsymmetricQuantizeInputs)
@@ -25,7 +27,9 @@ func (rcv *RNNOptions) UnPackTo(t *RNNOptionsT) {
 }
 
 func (rcv *RNNOptions) UnPack() *RNNOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &RNNOptionsT{}
 	rcv.UnPackTo(t)
 	return t

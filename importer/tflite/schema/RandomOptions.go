@@ -7,12 +7,14 @@ import (
 )
 
 type RandomOptionsT struct {
-	Seed int64 `json:"seed"`
+	Seed  int64 `json:"seed"`
 	Seed2 int64 `json:"seed2"`
 }
 
 func (t *RandomOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	RandomOptionsStart(builder)
 	RandomOptionsAddSeed(builder, t.Seed)
 	RandomOptionsAddSeed2(builder, t.Seed2)
@@ -25,7 +27,9 @@ func (rcv *RandomOptions) UnPackTo(t *RandomOptionsT) {
 }
 
 func (rcv *RandomOptions) UnPack() *RandomOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &RandomOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type RangeOptionsT struct {
 }
 
 func (t *RangeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	RangeOptionsStart(builder)
 	return RangeOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *RangeOptions) UnPackTo(t *RangeOptionsT) {
 }
 
 func (rcv *RangeOptions) UnPack() *RangeOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &RangeOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type ReadVariableOptionsT struct {
 }
 
 func (t *ReadVariableOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	ReadVariableOptionsStart(builder)
 	return ReadVariableOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *ReadVariableOptions) UnPackTo(t *ReadVariableOptionsT) {
 }
 
 func (rcv *ReadVariableOptions) UnPack() *ReadVariableOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ReadVariableOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type ReduceWindowOptionsT struct {
 }
 
 func (t *ReduceWindowOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	ReduceWindowOptionsStart(builder)
 	ReduceWindowOptionsAddReduceFunction(builder, t.ReduceFunction)
 	return ReduceWindowOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *ReduceWindowOptions) UnPackTo(t *ReduceWindowOptionsT) {
 }
 
 func (rcv *ReduceWindowOptions) UnPack() *ReduceWindowOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ReduceWindowOptionsT{}
 	rcv.UnPackTo(t)
 	return t

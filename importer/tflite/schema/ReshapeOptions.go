@@ -11,7 +11,9 @@ type ReshapeOptionsT struct {
 }
 
 func (t *ReshapeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	newShapeOffset := flatbuffers.UOffsetT(0)
 	if t.NewShape != nil {
 		newShapeLength := len(t.NewShape)
@@ -35,7 +37,9 @@ func (rcv *ReshapeOptions) UnPackTo(t *ReshapeOptionsT) {
 }
 
 func (rcv *ReshapeOptions) UnPack() *ReshapeOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ReshapeOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,12 +7,14 @@ import (
 )
 
 type ResizeBilinearOptionsT struct {
-	AlignCorners bool `json:"align_corners"`
+	AlignCorners     bool `json:"align_corners"`
 	HalfPixelCenters bool `json:"half_pixel_centers"`
 }
 
 func (t *ResizeBilinearOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	ResizeBilinearOptionsStart(builder)
 	ResizeBilinearOptionsAddAlignCorners(builder, t.AlignCorners)
 	ResizeBilinearOptionsAddHalfPixelCenters(builder, t.HalfPixelCenters)
@@ -25,7 +27,9 @@ func (rcv *ResizeBilinearOptions) UnPackTo(t *ResizeBilinearOptionsT) {
 }
 
 func (rcv *ResizeBilinearOptions) UnPack() *ResizeBilinearOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ResizeBilinearOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type Rfft2dOptionsT struct {
 }
 
 func (t *Rfft2dOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	Rfft2dOptionsStart(builder)
 	return Rfft2dOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *Rfft2dOptions) UnPackTo(t *Rfft2dOptionsT) {
 }
 
 func (rcv *Rfft2dOptions) UnPack() *Rfft2dOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &Rfft2dOptionsT{}
 	rcv.UnPackTo(t)
 	return t

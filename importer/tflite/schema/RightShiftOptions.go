@@ -10,7 +10,9 @@ type RightShiftOptionsT struct {
 }
 
 func (t *RightShiftOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	RightShiftOptionsStart(builder)
 	return RightShiftOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *RightShiftOptions) UnPackTo(t *RightShiftOptionsT) {
 }
 
 func (rcv *RightShiftOptions) UnPack() *RightShiftOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &RightShiftOptionsT{}
 	rcv.UnPackTo(t)
 	return t

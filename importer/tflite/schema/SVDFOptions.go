@@ -7,13 +7,15 @@ import (
 )
 
 type SVDFOptionsT struct {
-	Rank int32 `json:"rank"`
-	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
-	AsymmetricQuantizeInputs bool `json:"asymmetric_quantize_inputs"`
+	Rank                     int32                  `json:"rank"`
+	FusedActivationFunction  ActivationFunctionType `json:"fused_activation_function"`
+	AsymmetricQuantizeInputs bool                   `json:"asymmetric_quantize_inputs"`
 }
 
 func (t *SVDFOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	SVDFOptionsStart(builder)
 	SVDFOptionsAddRank(builder, t.Rank)
 	SVDFOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
@@ -28,7 +30,9 @@ func (rcv *SVDFOptions) UnPackTo(t *SVDFOptionsT) {
 }
 
 func (rcv *SVDFOptions) UnPack() *SVDFOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &SVDFOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type ScatterNdOptionsT struct {
 }
 
 func (t *ScatterNdOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	ScatterNdOptionsStart(builder)
 	return ScatterNdOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *ScatterNdOptions) UnPackTo(t *ScatterNdOptionsT) {
 }
 
 func (rcv *ScatterNdOptions) UnPack() *ScatterNdOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ScatterNdOptionsT{}
 	rcv.UnPackTo(t)
 	return t

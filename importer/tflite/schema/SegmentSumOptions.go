@@ -10,7 +10,9 @@ type SegmentSumOptionsT struct {
 }
 
 func (t *SegmentSumOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	SegmentSumOptionsStart(builder)
 	return SegmentSumOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *SegmentSumOptions) UnPackTo(t *SegmentSumOptionsT) {
 }
 
 func (rcv *SegmentSumOptions) UnPack() *SegmentSumOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &SegmentSumOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type ShapeOptionsT struct {
 }
 
 func (t *ShapeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	ShapeOptionsStart(builder)
 	ShapeOptionsAddOutType(builder, t.OutType)
 	return ShapeOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *ShapeOptions) UnPackTo(t *ShapeOptionsT) {
 }
 
 func (rcv *ShapeOptions) UnPack() *ShapeOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ShapeOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type SignOptionsT struct {
 }
 
 func (t *SignOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	SignOptionsStart(builder)
 	return SignOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *SignOptions) UnPackTo(t *SignOptionsT) {
 }
 
 func (rcv *SignOptions) UnPack() *SignOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &SignOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,14 +7,16 @@ import (
 )
 
 type SignatureDefT struct {
-	Inputs []*TensorMapT `json:"inputs"`
-	Outputs []*TensorMapT `json:"outputs"`
-	SignatureKey string `json:"signature_key"`
-	SubgraphIndex uint32 `json:"subgraph_index"`
+	Inputs        []*TensorMapT `json:"inputs"`
+	Outputs       []*TensorMapT `json:"outputs"`
+	SignatureKey  string        `json:"signature_key"`
+	SubgraphIndex uint32        `json:"subgraph_index"`
 }
 
 func (t *SignatureDefT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	inputsOffset := flatbuffers.UOffsetT(0)
 	if t.Inputs != nil {
 		inputsLength := len(t.Inputs)
@@ -70,7 +72,9 @@ func (rcv *SignatureDef) UnPackTo(t *SignatureDefT) {
 }
 
 func (rcv *SignatureDef) UnPack() *SignatureDefT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &SignatureDefT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,13 +7,15 @@ import (
 )
 
 type SkipGramOptionsT struct {
-	NgramSize int32 `json:"ngram_size"`
-	MaxSkipSize int32 `json:"max_skip_size"`
-	IncludeAllNgrams bool `json:"include_all_ngrams"`
+	NgramSize        int32 `json:"ngram_size"`
+	MaxSkipSize      int32 `json:"max_skip_size"`
+	IncludeAllNgrams bool  `json:"include_all_ngrams"`
 }
 
 func (t *SkipGramOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	SkipGramOptionsStart(builder)
 	SkipGramOptionsAddNgramSize(builder, t.NgramSize)
 	SkipGramOptionsAddMaxSkipSize(builder, t.MaxSkipSize)
@@ -28,7 +30,9 @@ func (rcv *SkipGramOptions) UnPackTo(t *SkipGramOptionsT) {
 }
 
 func (rcv *SkipGramOptions) UnPack() *SkipGramOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &SkipGramOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type SpaceToBatchNDOptionsT struct {
 }
 
 func (t *SpaceToBatchNDOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	SpaceToBatchNDOptionsStart(builder)
 	return SpaceToBatchNDOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *SpaceToBatchNDOptions) UnPackTo(t *SpaceToBatchNDOptionsT) {
 }
 
 func (rcv *SpaceToBatchNDOptions) UnPack() *SpaceToBatchNDOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &SpaceToBatchNDOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -39,7 +39,7 @@ func (v SparseIndexVector) String() string {
 }
 
 type SparseIndexVectorT struct {
-	Type SparseIndexVector
+	Type  SparseIndexVector
 	Value interface{}
 }
 
@@ -62,13 +62,13 @@ func (rcv SparseIndexVector) UnPack(table flatbuffers.Table) *SparseIndexVectorT
 	switch rcv {
 	case SparseIndexVectorInt32Vector:
 		x := Int32Vector{_tab: table}
-		return &SparseIndexVectorT{ Type: SparseIndexVectorInt32Vector, Value: x.UnPack() }
+		return &SparseIndexVectorT{Type: SparseIndexVectorInt32Vector, Value: x.UnPack()}
 	case SparseIndexVectorUint16Vector:
 		x := Uint16Vector{_tab: table}
-		return &SparseIndexVectorT{ Type: SparseIndexVectorUint16Vector, Value: x.UnPack() }
+		return &SparseIndexVectorT{Type: SparseIndexVectorUint16Vector, Value: x.UnPack()}
 	case SparseIndexVectorUint8Vector:
 		x := Uint8Vector{_tab: table}
-		return &SparseIndexVectorT{ Type: SparseIndexVectorUint8Vector, Value: x.UnPack() }
+		return &SparseIndexVectorT{Type: SparseIndexVectorUint8Vector, Value: x.UnPack()}
 	}
 	return nil
 }

@@ -11,7 +11,9 @@ type SparseToDenseOptionsT struct {
 }
 
 func (t *SparseToDenseOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	SparseToDenseOptionsStart(builder)
 	SparseToDenseOptionsAddValidateIndices(builder, t.ValidateIndices)
 	return SparseToDenseOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *SparseToDenseOptions) UnPackTo(t *SparseToDenseOptionsT) {
 }
 
 func (rcv *SparseToDenseOptions) UnPack() *SparseToDenseOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &SparseToDenseOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type SquareOptionsT struct {
 }
 
 func (t *SquareOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	SquareOptionsStart(builder)
 	return SquareOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *SquareOptions) UnPackTo(t *SquareOptionsT) {
 }
 
 func (rcv *SquareOptions) UnPack() *SquareOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &SquareOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type SquaredDifferenceOptionsT struct {
 }
 
 func (t *SquaredDifferenceOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	SquaredDifferenceOptionsStart(builder)
 	return SquaredDifferenceOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *SquaredDifferenceOptions) UnPackTo(t *SquaredDifferenceOptionsT) {
 }
 
 func (rcv *SquaredDifferenceOptions) UnPack() *SquaredDifferenceOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &SquaredDifferenceOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type SqueezeOptionsT struct {
 }
 
 func (t *SqueezeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	squeezeDimsOffset := flatbuffers.UOffsetT(0)
 	if t.SqueezeDims != nil {
 		squeezeDimsLength := len(t.SqueezeDims)
@@ -35,7 +37,9 @@ func (rcv *SqueezeOptions) UnPackTo(t *SqueezeOptionsT) {
 }
 
 func (rcv *SqueezeOptions) UnPack() *SqueezeOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &SqueezeOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,15 +7,17 @@ import (
 )
 
 type StableHLOCompositeOptionsT struct {
-	Name string `json:"name"`
-	DecompositionSubgraphIndex int32 `json:"decomposition_subgraph_index"`
-	CompositeAttributes []byte `json:"composite_attributes"`
-	CompositeAttributesFormat CustomOptionsFormat `json:"composite_attributes_format"`
-	Version int32 `json:"version"`
+	Name                       string              `json:"name"`
+	DecompositionSubgraphIndex int32               `json:"decomposition_subgraph_index"`
+	CompositeAttributes        []byte              `json:"composite_attributes"`
+	CompositeAttributesFormat  CustomOptionsFormat `json:"composite_attributes_format"`
+	Version                    int32               `json:"version"`
 }
 
 func (t *StableHLOCompositeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	nameOffset := builder.CreateString(t.Name)
 	compositeAttributesOffset := flatbuffers.UOffsetT(0)
 	if t.CompositeAttributes != nil {
@@ -39,7 +41,9 @@ func (rcv *StableHLOCompositeOptions) UnPackTo(t *StableHLOCompositeOptionsT) {
 }
 
 func (rcv *StableHLOCompositeOptions) UnPack() *StableHLOCompositeOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StableHLOCompositeOptionsT{}
 	rcv.UnPackTo(t)
 	return t

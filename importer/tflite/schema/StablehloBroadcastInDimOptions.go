@@ -11,7 +11,9 @@ type StablehloBroadcastInDimOptionsT struct {
 }
 
 func (t *StablehloBroadcastInDimOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	broadcastDimensionsOffset := flatbuffers.UOffsetT(0)
 	if t.BroadcastDimensions != nil {
 		broadcastDimensionsLength := len(t.BroadcastDimensions)
@@ -35,7 +37,9 @@ func (rcv *StablehloBroadcastInDimOptions) UnPackTo(t *StablehloBroadcastInDimOp
 }
 
 func (rcv *StablehloBroadcastInDimOptions) UnPack() *StablehloBroadcastInDimOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloBroadcastInDimOptionsT{}
 	rcv.UnPackTo(t)
 	return t

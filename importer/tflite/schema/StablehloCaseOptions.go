@@ -11,7 +11,9 @@ type StablehloCaseOptionsT struct {
 }
 
 func (t *StablehloCaseOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	branchSubgraphIndicesOffset := flatbuffers.UOffsetT(0)
 	if t.BranchSubgraphIndices != nil {
 		branchSubgraphIndicesLength := len(t.BranchSubgraphIndices)
@@ -35,7 +37,9 @@ func (rcv *StablehloCaseOptions) UnPackTo(t *StablehloCaseOptionsT) {
 }
 
 func (rcv *StablehloCaseOptions) UnPack() *StablehloCaseOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloCaseOptionsT{}
 	rcv.UnPackTo(t)
 	return t

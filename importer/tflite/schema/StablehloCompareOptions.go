@@ -8,11 +8,13 @@ import (
 
 type StablehloCompareOptionsT struct {
 	ComparisonDirection StablehloComparisonDirection `json:"comparison_direction"`
-	CompareType StablehloComparisonType `json:"compare_type"`
+	CompareType         StablehloComparisonType      `json:"compare_type"`
 }
 
 func (t *StablehloCompareOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	StablehloCompareOptionsStart(builder)
 	StablehloCompareOptionsAddComparisonDirection(builder, t.ComparisonDirection)
 	StablehloCompareOptionsAddCompareType(builder, t.CompareType)
@@ -25,7 +27,9 @@ func (rcv *StablehloCompareOptions) UnPackTo(t *StablehloCompareOptionsT) {
 }
 
 func (rcv *StablehloCompareOptions) UnPack() *StablehloCompareOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloCompareOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type StablehloConcatenateOptionsT struct {
 }
 
 func (t *StablehloConcatenateOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	StablehloConcatenateOptionsStart(builder)
 	StablehloConcatenateOptionsAddDimension(builder, t.Dimension)
 	return StablehloConcatenateOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *StablehloConcatenateOptions) UnPackTo(t *StablehloConcatenateOptionsT
 }
 
 func (rcv *StablehloConcatenateOptions) UnPack() *StablehloConcatenateOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloConcatenateOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,27 +7,29 @@ import (
 )
 
 type StablehloConvolutionOptionsT struct {
-	WindowStrides []int64 `json:"window_strides"`
-	Padding []int64 `json:"padding"`
-	LhsDilation []int64 `json:"lhs_dilation"`
-	RhsDilation []int64 `json:"rhs_dilation"`
-	WindowReversal []bool `json:"window_reversal"`
-	InputBatchDimension int64 `json:"input_batch_dimension"`
-	InputFeatureDimension int64 `json:"input_feature_dimension"`
-	InputSpatialDimensions []int64 `json:"input_spatial_dimensions"`
-	KernelInputFeatureDimension int64 `json:"kernel_input_feature_dimension"`
-	KernelOutputFeatureDimension int64 `json:"kernel_output_feature_dimension"`
-	KernelSpatialDimensions []int64 `json:"kernel_spatial_dimensions"`
-	OutputBatchDimension int64 `json:"output_batch_dimension"`
-	OutputFeatureDimension int64 `json:"output_feature_dimension"`
-	OutputSpatialDimensions []int64 `json:"output_spatial_dimensions"`
-	FeatureGroupCount int64 `json:"feature_group_count"`
-	BatchGroupCount int64 `json:"batch_group_count"`
-	PrecisionConfig []StablehloPrecisionConfig `json:"precision_config"`
+	WindowStrides                []int64                    `json:"window_strides"`
+	Padding                      []int64                    `json:"padding"`
+	LhsDilation                  []int64                    `json:"lhs_dilation"`
+	RhsDilation                  []int64                    `json:"rhs_dilation"`
+	WindowReversal               []bool                     `json:"window_reversal"`
+	InputBatchDimension          int64                      `json:"input_batch_dimension"`
+	InputFeatureDimension        int64                      `json:"input_feature_dimension"`
+	InputSpatialDimensions       []int64                    `json:"input_spatial_dimensions"`
+	KernelInputFeatureDimension  int64                      `json:"kernel_input_feature_dimension"`
+	KernelOutputFeatureDimension int64                      `json:"kernel_output_feature_dimension"`
+	KernelSpatialDimensions      []int64                    `json:"kernel_spatial_dimensions"`
+	OutputBatchDimension         int64                      `json:"output_batch_dimension"`
+	OutputFeatureDimension       int64                      `json:"output_feature_dimension"`
+	OutputSpatialDimensions      []int64                    `json:"output_spatial_dimensions"`
+	FeatureGroupCount            int64                      `json:"feature_group_count"`
+	BatchGroupCount              int64                      `json:"batch_group_count"`
+	PrecisionConfig              []StablehloPrecisionConfig `json:"precision_config"`
 }
 
 func (t *StablehloConvolutionOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	windowStridesOffset := flatbuffers.UOffsetT(0)
 	if t.WindowStrides != nil {
 		windowStridesLength := len(t.WindowStrides)
@@ -187,7 +189,9 @@ func (rcv *StablehloConvolutionOptions) UnPackTo(t *StablehloConvolutionOptionsT
 }
 
 func (rcv *StablehloConvolutionOptions) UnPack() *StablehloConvolutionOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloConvolutionOptionsT{}
 	rcv.UnPackTo(t)
 	return t

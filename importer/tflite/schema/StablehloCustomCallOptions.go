@@ -7,16 +7,18 @@ import (
 )
 
 type StablehloCustomCallOptionsT struct {
-	CallTargetName string `json:"call_target_name"`
-	HasSideEffect bool `json:"has_side_effect"`
-	BackendConfig string `json:"backend_config"`
-	ApiVersion int32 `json:"api_version"`
+	CallTargetName     string  `json:"call_target_name"`
+	HasSideEffect      bool    `json:"has_side_effect"`
+	BackendConfig      string  `json:"backend_config"`
+	ApiVersion         int32   `json:"api_version"`
 	CalledComputations []int32 `json:"called_computations"`
-	CustomAttributes []byte `json:"custom_attributes"`
+	CustomAttributes   []byte  `json:"custom_attributes"`
 }
 
 func (t *StablehloCustomCallOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	callTargetNameOffset := builder.CreateString(t.CallTargetName)
 	backendConfigOffset := builder.CreateString(t.BackendConfig)
 	calledComputationsOffset := flatbuffers.UOffsetT(0)
@@ -56,7 +58,9 @@ func (rcv *StablehloCustomCallOptions) UnPackTo(t *StablehloCustomCallOptionsT) 
 }
 
 func (rcv *StablehloCustomCallOptions) UnPack() *StablehloCustomCallOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloCustomCallOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,15 +7,17 @@ import (
 )
 
 type StablehloDotGeneralOptionsT struct {
-	LhsBatchingDimensions []int64 `json:"lhs_batching_dimensions"`
-	RhsBatchingDimensions []int64 `json:"rhs_batching_dimensions"`
-	LhsContractingDimensions []int64 `json:"lhs_contracting_dimensions"`
-	RhsContractingDimensions []int64 `json:"rhs_contracting_dimensions"`
-	PrecisionConfig []StablehloPrecisionConfig `json:"precision_config"`
+	LhsBatchingDimensions    []int64                    `json:"lhs_batching_dimensions"`
+	RhsBatchingDimensions    []int64                    `json:"rhs_batching_dimensions"`
+	LhsContractingDimensions []int64                    `json:"lhs_contracting_dimensions"`
+	RhsContractingDimensions []int64                    `json:"rhs_contracting_dimensions"`
+	PrecisionConfig          []StablehloPrecisionConfig `json:"precision_config"`
 }
 
 func (t *StablehloDotGeneralOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	lhsBatchingDimensionsOffset := flatbuffers.UOffsetT(0)
 	if t.LhsBatchingDimensions != nil {
 		lhsBatchingDimensionsLength := len(t.LhsBatchingDimensions)
@@ -99,7 +101,9 @@ func (rcv *StablehloDotGeneralOptions) UnPackTo(t *StablehloDotGeneralOptionsT) 
 }
 
 func (rcv *StablehloDotGeneralOptions) UnPack() *StablehloDotGeneralOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloDotGeneralOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type StablehloDynamicSliceOptionsT struct {
 }
 
 func (t *StablehloDynamicSliceOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	sliceSizesOffset := flatbuffers.UOffsetT(0)
 	if t.SliceSizes != nil {
 		sliceSizesLength := len(t.SliceSizes)
@@ -35,7 +37,9 @@ func (rcv *StablehloDynamicSliceOptions) UnPackTo(t *StablehloDynamicSliceOption
 }
 
 func (rcv *StablehloDynamicSliceOptions) UnPack() *StablehloDynamicSliceOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloDynamicSliceOptionsT{}
 	rcv.UnPackTo(t)
 	return t

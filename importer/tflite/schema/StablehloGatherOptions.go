@@ -7,16 +7,18 @@ import (
 )
 
 type StablehloGatherOptionsT struct {
-	OffsetDims []int64 `json:"offset_dims"`
+	OffsetDims         []int64 `json:"offset_dims"`
 	CollapsedSliceDims []int64 `json:"collapsed_slice_dims"`
-	StartIndexMap []int64 `json:"start_index_map"`
-	IndexVectorDim int64 `json:"index_vector_dim"`
-	SliceSizes []int64 `json:"slice_sizes"`
-	IndicesAreSorted bool `json:"indices_are_sorted"`
+	StartIndexMap      []int64 `json:"start_index_map"`
+	IndexVectorDim     int64   `json:"index_vector_dim"`
+	SliceSizes         []int64 `json:"slice_sizes"`
+	IndicesAreSorted   bool    `json:"indices_are_sorted"`
 }
 
 func (t *StablehloGatherOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	offsetDimsOffset := flatbuffers.UOffsetT(0)
 	if t.OffsetDims != nil {
 		offsetDimsLength := len(t.OffsetDims)
@@ -89,7 +91,9 @@ func (rcv *StablehloGatherOptions) UnPackTo(t *StablehloGatherOptionsT) {
 }
 
 func (rcv *StablehloGatherOptions) UnPack() *StablehloGatherOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloGatherOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type StablehloIotaOptionsT struct {
 }
 
 func (t *StablehloIotaOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	StablehloIotaOptionsStart(builder)
 	StablehloIotaOptionsAddIotaDimension(builder, t.IotaDimension)
 	return StablehloIotaOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *StablehloIotaOptions) UnPackTo(t *StablehloIotaOptionsT) {
 }
 
 func (rcv *StablehloIotaOptions) UnPack() *StablehloIotaOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloIotaOptionsT{}
 	rcv.UnPackTo(t)
 	return t

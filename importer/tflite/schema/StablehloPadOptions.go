@@ -7,13 +7,15 @@ import (
 )
 
 type StablehloPadOptionsT struct {
-	EdgePaddingLow []int64 `json:"edge_padding_low"`
+	EdgePaddingLow  []int64 `json:"edge_padding_low"`
 	EdgePaddingHigh []int64 `json:"edge_padding_high"`
 	InteriorPadding []int64 `json:"interior_padding"`
 }
 
 func (t *StablehloPadOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	edgePaddingLowOffset := flatbuffers.UOffsetT(0)
 	if t.EdgePaddingLow != nil {
 		edgePaddingLowLength := len(t.EdgePaddingLow)
@@ -67,7 +69,9 @@ func (rcv *StablehloPadOptions) UnPackTo(t *StablehloPadOptionsT) {
 }
 
 func (rcv *StablehloPadOptions) UnPack() *StablehloPadOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloPadOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,12 +7,14 @@ import (
 )
 
 type StablehloReduceOptionsT struct {
-	Dimensions []int64 `json:"dimensions"`
-	BodySubgraphIndex int32 `json:"body_subgraph_index"`
+	Dimensions        []int64 `json:"dimensions"`
+	BodySubgraphIndex int32   `json:"body_subgraph_index"`
 }
 
 func (t *StablehloReduceOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	dimensionsOffset := flatbuffers.UOffsetT(0)
 	if t.Dimensions != nil {
 		dimensionsLength := len(t.Dimensions)
@@ -38,7 +40,9 @@ func (rcv *StablehloReduceOptions) UnPackTo(t *StablehloReduceOptionsT) {
 }
 
 func (rcv *StablehloReduceOptions) UnPack() *StablehloReduceOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloReduceOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,16 +7,18 @@ import (
 )
 
 type StablehloReduceWindowOptionsT struct {
-	WindowDimensions []int64 `json:"window_dimensions"`
-	WindowStrides []int64 `json:"window_strides"`
-	BaseDilations []int64 `json:"base_dilations"`
-	WindowDilations []int64 `json:"window_dilations"`
-	Padding []int64 `json:"padding"`
-	BodySubgraphIndex int32 `json:"body_subgraph_index"`
+	WindowDimensions  []int64 `json:"window_dimensions"`
+	WindowStrides     []int64 `json:"window_strides"`
+	BaseDilations     []int64 `json:"base_dilations"`
+	WindowDilations   []int64 `json:"window_dilations"`
+	Padding           []int64 `json:"padding"`
+	BodySubgraphIndex int32   `json:"body_subgraph_index"`
 }
 
 func (t *StablehloReduceWindowOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	windowDimensionsOffset := flatbuffers.UOffsetT(0)
 	if t.WindowDimensions != nil {
 		windowDimensionsLength := len(t.WindowDimensions)
@@ -102,7 +104,9 @@ func (rcv *StablehloReduceWindowOptions) UnPackTo(t *StablehloReduceWindowOption
 }
 
 func (rcv *StablehloReduceWindowOptions) UnPack() *StablehloReduceWindowOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloReduceWindowOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type StablehloRngBitGeneratorOptionsT struct {
 }
 
 func (t *StablehloRngBitGeneratorOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	StablehloRngBitGeneratorOptionsStart(builder)
 	StablehloRngBitGeneratorOptionsAddAlgorithm(builder, t.Algorithm)
 	return StablehloRngBitGeneratorOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *StablehloRngBitGeneratorOptions) UnPackTo(t *StablehloRngBitGenerator
 }
 
 func (rcv *StablehloRngBitGeneratorOptions) UnPack() *StablehloRngBitGeneratorOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloRngBitGeneratorOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,17 +7,19 @@ import (
 )
 
 type StablehloScatterOptionsT struct {
-	IndicesAreSorted bool `json:"indices_are_sorted"`
-	UpdateWindowDims []int64 `json:"update_window_dims"`
-	InsertedWindowDims []int64 `json:"inserted_window_dims"`
-	ScatterDimsToOperandDims []int64 `json:"scatter_dims_to_operand_dims"`
-	IndexVectorDim int64 `json:"index_vector_dim"`
-	UniqueIndices bool `json:"unique_indices"`
-	UpdateComputationSubgraphIndex int32 `json:"update_computation_subgraph_index"`
+	IndicesAreSorted               bool    `json:"indices_are_sorted"`
+	UpdateWindowDims               []int64 `json:"update_window_dims"`
+	InsertedWindowDims             []int64 `json:"inserted_window_dims"`
+	ScatterDimsToOperandDims       []int64 `json:"scatter_dims_to_operand_dims"`
+	IndexVectorDim                 int64   `json:"index_vector_dim"`
+	UniqueIndices                  bool    `json:"unique_indices"`
+	UpdateComputationSubgraphIndex int32   `json:"update_computation_subgraph_index"`
 }
 
 func (t *StablehloScatterOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	updateWindowDimsOffset := flatbuffers.UOffsetT(0)
 	if t.UpdateWindowDims != nil {
 		updateWindowDimsLength := len(t.UpdateWindowDims)
@@ -79,7 +81,9 @@ func (rcv *StablehloScatterOptions) UnPackTo(t *StablehloScatterOptionsT) {
 }
 
 func (rcv *StablehloScatterOptions) UnPack() *StablehloScatterOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloScatterOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type StablehloShiftLeftOptionsT struct {
 }
 
 func (t *StablehloShiftLeftOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	StablehloShiftLeftOptionsStart(builder)
 	return StablehloShiftLeftOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *StablehloShiftLeftOptions) UnPackTo(t *StablehloShiftLeftOptionsT) {
 }
 
 func (rcv *StablehloShiftLeftOptions) UnPack() *StablehloShiftLeftOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloShiftLeftOptionsT{}
 	rcv.UnPackTo(t)
 	return t

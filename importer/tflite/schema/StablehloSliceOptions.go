@@ -9,11 +9,13 @@ import (
 type StablehloSliceOptionsT struct {
 	StartIndices []int64 `json:"start_indices"`
 	LimitIndices []int64 `json:"limit_indices"`
-	Strides []int64 `json:"strides"`
+	Strides      []int64 `json:"strides"`
 }
 
 func (t *StablehloSliceOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	startIndicesOffset := flatbuffers.UOffsetT(0)
 	if t.StartIndices != nil {
 		startIndicesLength := len(t.StartIndices)
@@ -67,7 +69,9 @@ func (rcv *StablehloSliceOptions) UnPackTo(t *StablehloSliceOptionsT) {
 }
 
 func (rcv *StablehloSliceOptions) UnPack() *StablehloSliceOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloSliceOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,13 +7,15 @@ import (
 )
 
 type StablehloSortOptionsT struct {
-	Dimension int64 `json:"dimension"`
-	IsStable bool `json:"is_stable"`
+	Dimension               int64 `json:"dimension"`
+	IsStable                bool  `json:"is_stable"`
 	ComparatorSubgraphIndex int32 `json:"comparator_subgraph_index"`
 }
 
 func (t *StablehloSortOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	StablehloSortOptionsStart(builder)
 	StablehloSortOptionsAddDimension(builder, t.Dimension)
 	StablehloSortOptionsAddIsStable(builder, t.IsStable)
@@ -28,7 +30,9 @@ func (rcv *StablehloSortOptions) UnPackTo(t *StablehloSortOptionsT) {
 }
 
 func (rcv *StablehloSortOptions) UnPack() *StablehloSortOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloSortOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type StablehloTransposeOptionsT struct {
 }
 
 func (t *StablehloTransposeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	permutationOffset := flatbuffers.UOffsetT(0)
 	if t.Permutation != nil {
 		permutationLength := len(t.Permutation)
@@ -35,7 +37,9 @@ func (rcv *StablehloTransposeOptions) UnPackTo(t *StablehloTransposeOptionsT) {
 }
 
 func (rcv *StablehloTransposeOptions) UnPack() *StablehloTransposeOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloTransposeOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -12,7 +12,9 @@ type StablehloWhileOptionsT struct {
 }
 
 func (t *StablehloWhileOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	StablehloWhileOptionsStart(builder)
 	StablehloWhileOptionsAddCondSubgraphIndex(builder, t.CondSubgraphIndex)
 	StablehloWhileOptionsAddBodySubgraphIndex(builder, t.BodySubgraphIndex)
@@ -25,7 +27,9 @@ func (rcv *StablehloWhileOptions) UnPackTo(t *StablehloWhileOptionsT) {
 }
 
 func (rcv *StablehloWhileOptions) UnPack() *StablehloWhileOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StablehloWhileOptionsT{}
 	rcv.UnPackTo(t)
 	return t

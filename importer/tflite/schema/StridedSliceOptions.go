@@ -7,16 +7,18 @@ import (
 )
 
 type StridedSliceOptionsT struct {
-	BeginMask int32 `json:"begin_mask"`
-	EndMask int32 `json:"end_mask"`
-	EllipsisMask int32 `json:"ellipsis_mask"`
-	NewAxisMask int32 `json:"new_axis_mask"`
+	BeginMask      int32 `json:"begin_mask"`
+	EndMask        int32 `json:"end_mask"`
+	EllipsisMask   int32 `json:"ellipsis_mask"`
+	NewAxisMask    int32 `json:"new_axis_mask"`
 	ShrinkAxisMask int32 `json:"shrink_axis_mask"`
-	Offset bool `json:"offset"`
+	Offset         bool  `json:"offset"`
 }
 
 func (t *StridedSliceOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	StridedSliceOptionsStart(builder)
 	StridedSliceOptionsAddBeginMask(builder, t.BeginMask)
 	StridedSliceOptionsAddEndMask(builder, t.EndMask)
@@ -37,7 +39,9 @@ func (rcv *StridedSliceOptions) UnPackTo(t *StridedSliceOptionsT) {
 }
 
 func (rcv *StridedSliceOptions) UnPack() *StridedSliceOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &StridedSliceOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -7,16 +7,18 @@ import (
 )
 
 type SubGraphT struct {
-	Tensors []*TensorT `json:"tensors"`
-	Inputs []int32 `json:"inputs"`
-	Outputs []int32 `json:"outputs"`
-	Operators []*OperatorT `json:"operators"`
-	Name string `json:"name"`
-	DebugMetadataIndex int32 `json:"debug_metadata_index"`
+	Tensors            []*TensorT   `json:"tensors"`
+	Inputs             []int32      `json:"inputs"`
+	Outputs            []int32      `json:"outputs"`
+	Operators          []*OperatorT `json:"operators"`
+	Name               string       `json:"name"`
+	DebugMetadataIndex int32        `json:"debug_metadata_index"`
 }
 
 func (t *SubGraphT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	tensorsOffset := flatbuffers.UOffsetT(0)
 	if t.Tensors != nil {
 		tensorsLength := len(t.Tensors)
@@ -102,7 +104,9 @@ func (rcv *SubGraph) UnPackTo(t *SubGraphT) {
 }
 
 func (rcv *SubGraph) UnPack() *SubGraphT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &SubGraphT{}
 	rcv.UnPackTo(t)
 	return t

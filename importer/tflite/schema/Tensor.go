@@ -7,21 +7,23 @@ import (
 )
 
 type TensorT struct {
-	Shape []int32 `json:"shape"`
-	Type TensorType `json:"type"`
-	Buffer uint32 `json:"buffer"`
-	Name string `json:"name"`
-	Quantization *QuantizationParametersT `json:"quantization"`
-	IsVariable bool `json:"is_variable"`
-	Sparsity *SparsityParametersT `json:"sparsity"`
-	ShapeSignature []int32 `json:"shape_signature"`
-	HasRank bool `json:"has_rank"`
-	VariantTensors []*VariantSubTypeT `json:"variant_tensors"`
-	ExternalBuffer uint32 `json:"external_buffer"`
+	Shape          []int32                  `json:"shape"`
+	Type           TensorType               `json:"type"`
+	Buffer         uint32                   `json:"buffer"`
+	Name           string                   `json:"name"`
+	Quantization   *QuantizationParametersT `json:"quantization"`
+	IsVariable     bool                     `json:"is_variable"`
+	Sparsity       *SparsityParametersT     `json:"sparsity"`
+	ShapeSignature []int32                  `json:"shape_signature"`
+	HasRank        bool                     `json:"has_rank"`
+	VariantTensors []*VariantSubTypeT       `json:"variant_tensors"`
+	ExternalBuffer uint32                   `json:"external_buffer"`
 }
 
 func (t *TensorT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	shapeOffset := flatbuffers.UOffsetT(0)
 	if t.Shape != nil {
 		shapeLength := len(t.Shape)
@@ -100,7 +102,9 @@ func (rcv *Tensor) UnPackTo(t *TensorT) {
 }
 
 func (rcv *Tensor) UnPack() *TensorT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &TensorT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type TileOptionsT struct {
 }
 
 func (t *TileOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	TileOptionsStart(builder)
 	return TileOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *TileOptions) UnPackTo(t *TileOptionsT) {
 }
 
 func (rcv *TileOptions) UnPack() *TileOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &TileOptionsT{}
 	rcv.UnPackTo(t)
 	return t

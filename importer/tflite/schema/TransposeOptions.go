@@ -10,7 +10,9 @@ type TransposeOptionsT struct {
 }
 
 func (t *TransposeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	TransposeOptionsStart(builder)
 	return TransposeOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *TransposeOptions) UnPackTo(t *TransposeOptionsT) {
 }
 
 func (rcv *TransposeOptions) UnPack() *TransposeOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &TransposeOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -11,7 +11,9 @@ type Uint16VectorT struct {
 }
 
 func (t *Uint16VectorT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	valuesOffset := flatbuffers.UOffsetT(0)
 	if t.Values != nil {
 		valuesLength := len(t.Values)
@@ -35,7 +37,9 @@ func (rcv *Uint16Vector) UnPackTo(t *Uint16VectorT) {
 }
 
 func (rcv *Uint16Vector) UnPack() *Uint16VectorT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &Uint16VectorT{}
 	rcv.UnPackTo(t)
 	return t

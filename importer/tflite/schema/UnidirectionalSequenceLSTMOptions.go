@@ -7,16 +7,18 @@ import (
 )
 
 type UnidirectionalSequenceLSTMOptionsT struct {
-	FusedActivationFunction ActivationFunctionType `json:"fused_activation_function"`
-	CellClip float32 `json:"cell_clip"`
-	ProjClip float32 `json:"proj_clip"`
-	TimeMajor bool `json:"time_major"`
-	AsymmetricQuantizeInputs bool `json:"asymmetric_quantize_inputs"`
-	DiagonalRecurrentTensors bool `json:"diagonal_recurrent_tensors"`
+	FusedActivationFunction  ActivationFunctionType `json:"fused_activation_function"`
+	CellClip                 float32                `json:"cell_clip"`
+	ProjClip                 float32                `json:"proj_clip"`
+	TimeMajor                bool                   `json:"time_major"`
+	AsymmetricQuantizeInputs bool                   `json:"asymmetric_quantize_inputs"`
+	DiagonalRecurrentTensors bool                   `json:"diagonal_recurrent_tensors"`
 }
 
 func (t *UnidirectionalSequenceLSTMOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	UnidirectionalSequenceLSTMOptionsStart(builder)
 	UnidirectionalSequenceLSTMOptionsAddFusedActivationFunction(builder, t.FusedActivationFunction)
 	UnidirectionalSequenceLSTMOptionsAddCellClip(builder, t.CellClip)
@@ -37,7 +39,9 @@ func (rcv *UnidirectionalSequenceLSTMOptions) UnPackTo(t *UnidirectionalSequence
 }
 
 func (rcv *UnidirectionalSequenceLSTMOptions) UnPack() *UnidirectionalSequenceLSTMOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &UnidirectionalSequenceLSTMOptionsT{}
 	rcv.UnPackTo(t)
 	return t

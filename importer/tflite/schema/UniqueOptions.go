@@ -11,7 +11,9 @@ type UniqueOptionsT struct {
 }
 
 func (t *UniqueOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	UniqueOptionsStart(builder)
 	UniqueOptionsAddIdxOutType(builder, t.IdxOutType)
 	return UniqueOptionsEnd(builder)
@@ -22,7 +24,9 @@ func (rcv *UniqueOptions) UnPackTo(t *UniqueOptionsT) {
 }
 
 func (rcv *UniqueOptions) UnPack() *UniqueOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &UniqueOptionsT{}
 	rcv.UnPackTo(t)
 	return t

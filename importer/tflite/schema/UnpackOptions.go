@@ -7,12 +7,14 @@ import (
 )
 
 type UnpackOptionsT struct {
-	Num int32 `json:"num"`
+	Num  int32 `json:"num"`
 	Axis int32 `json:"axis"`
 }
 
 func (t *UnpackOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	UnpackOptionsStart(builder)
 	UnpackOptionsAddNum(builder, t.Num)
 	UnpackOptionsAddAxis(builder, t.Axis)
@@ -25,7 +27,9 @@ func (rcv *UnpackOptions) UnPackTo(t *UnpackOptionsT) {
 }
 
 func (rcv *UnpackOptions) UnPack() *UnpackOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &UnpackOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type UnsortedSegmentMaxOptionsT struct {
 }
 
 func (t *UnsortedSegmentMaxOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	UnsortedSegmentMaxOptionsStart(builder)
 	return UnsortedSegmentMaxOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *UnsortedSegmentMaxOptions) UnPackTo(t *UnsortedSegmentMaxOptionsT) {
 }
 
 func (rcv *UnsortedSegmentMaxOptions) UnPack() *UnsortedSegmentMaxOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &UnsortedSegmentMaxOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type UnsortedSegmentMinOptionsT struct {
 }
 
 func (t *UnsortedSegmentMinOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	UnsortedSegmentMinOptionsStart(builder)
 	return UnsortedSegmentMinOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *UnsortedSegmentMinOptions) UnPackTo(t *UnsortedSegmentMinOptionsT) {
 }
 
 func (rcv *UnsortedSegmentMinOptions) UnPack() *UnsortedSegmentMinOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &UnsortedSegmentMinOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type UnsortedSegmentProdOptionsT struct {
 }
 
 func (t *UnsortedSegmentProdOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	UnsortedSegmentProdOptionsStart(builder)
 	return UnsortedSegmentProdOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *UnsortedSegmentProdOptions) UnPackTo(t *UnsortedSegmentProdOptionsT) 
 }
 
 func (rcv *UnsortedSegmentProdOptions) UnPack() *UnsortedSegmentProdOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &UnsortedSegmentProdOptionsT{}
 	rcv.UnPackTo(t)
 	return t

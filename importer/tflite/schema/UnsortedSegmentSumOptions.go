@@ -10,7 +10,9 @@ type UnsortedSegmentSumOptionsT struct {
 }
 
 func (t *UnsortedSegmentSumOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	UnsortedSegmentSumOptionsStart(builder)
 	return UnsortedSegmentSumOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *UnsortedSegmentSumOptions) UnPackTo(t *UnsortedSegmentSumOptionsT) {
 }
 
 func (rcv *UnsortedSegmentSumOptions) UnPack() *UnsortedSegmentSumOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &UnsortedSegmentSumOptionsT{}
 	rcv.UnPackTo(t)
 	return t

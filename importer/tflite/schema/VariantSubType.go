@@ -7,13 +7,15 @@ import (
 )
 
 type VariantSubTypeT struct {
-	Shape []int32 `json:"shape"`
-	Type TensorType `json:"type"`
-	HasRank bool `json:"has_rank"`
+	Shape   []int32    `json:"shape"`
+	Type    TensorType `json:"type"`
+	HasRank bool       `json:"has_rank"`
 }
 
 func (t *VariantSubTypeT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	shapeOffset := flatbuffers.UOffsetT(0)
 	if t.Shape != nil {
 		shapeLength := len(t.Shape)
@@ -41,7 +43,9 @@ func (rcv *VariantSubType) UnPackTo(t *VariantSubTypeT) {
 }
 
 func (rcv *VariantSubType) UnPack() *VariantSubTypeT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &VariantSubTypeT{}
 	rcv.UnPackTo(t)
 	return t

@@ -12,7 +12,9 @@ type WhileOptionsT struct {
 }
 
 func (t *WhileOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	WhileOptionsStart(builder)
 	WhileOptionsAddCondSubgraphIndex(builder, t.CondSubgraphIndex)
 	WhileOptionsAddBodySubgraphIndex(builder, t.BodySubgraphIndex)
@@ -25,7 +27,9 @@ func (rcv *WhileOptions) UnPackTo(t *WhileOptionsT) {
 }
 
 func (rcv *WhileOptions) UnPack() *WhileOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &WhileOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -10,7 +10,9 @@ type ZerosLikeOptionsT struct {
 }
 
 func (t *ZerosLikeOptionsT) Pack(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
-	if t == nil { return 0 }
+	if t == nil {
+		return 0
+	}
 	ZerosLikeOptionsStart(builder)
 	return ZerosLikeOptionsEnd(builder)
 }
@@ -19,7 +21,9 @@ func (rcv *ZerosLikeOptions) UnPackTo(t *ZerosLikeOptionsT) {
 }
 
 func (rcv *ZerosLikeOptions) UnPack() *ZerosLikeOptionsT {
-	if rcv == nil { return nil }
+	if rcv == nil {
+		return nil
+	}
 	t := &ZerosLikeOptionsT{}
 	rcv.UnPackTo(t)
 	return t

@@ -14,6 +14,7 @@ sed -E 's/^([[:space:]]+[A-Za-z_0-9]+( = [0-9]+)?) \(deprecated\),/\1,/' schema.
 flatc --go --gen-object-api --go-namespace schema -o "$tmp/out" "$tmp/schema.fbs"
 rm -f ./*.go
 cp "$tmp"/out/schema/*.go .
+gofmt -w ./*.go
 cat > doc.go <<'DOC'
 // Package schema is the Go code that flatc 2.0.8 generates from
 // TensorFlow Lite's flatbuffer schema (schema.fbs, Apache-2.0, beside it),
