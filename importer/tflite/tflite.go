@@ -86,6 +86,11 @@ var inPlace = map[string]bool{
 	"EXPAND_DIMS": true,
 }
 
+// InPlace reports whether an operator of this type may write its first
+// output over an input of the same size (elementwise ops and reshapes), as
+// the importer marks such inputs reusable.
+func InPlace(opType string) bool { return inPlace[opType] }
+
 // Tensor is what the import reads of a tensor of subgraph 0.
 type Tensor struct {
 	Name     string
@@ -100,6 +105,7 @@ type Tensor struct {
 // inputs left out, -1, dropped).
 type Operator struct {
 	Type            string
+	Custom          bool // a custom op (Type is its custom_code)
 	Inputs, Outputs []int
 }
 
@@ -230,7 +236,7 @@ func readOps(doc string, m *schema.Model, g *schema.SubGraph, numTensors int) ([
 		if err != nil {
 			return nil, inputerr.New(doc, item, "%s", err.Error())
 		}
-		oi := Operator{Type: typ}
+		oi := Operator{Type: typ, Custom: max(schema.BuiltinOperator(code.DeprecatedBuiltinCode()), code.BuiltinCode()) == schema.BuiltinOperatorCUSTOM}
 		item = fmt.Sprintf("operator %d (%s)", i, bare(typ))
 		if oi.Inputs, err = indexList(doc, item+" inputs", op.InputsLength(), op.Inputs, numTensors); err != nil {
 			return nil, err
