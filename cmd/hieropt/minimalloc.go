@@ -96,15 +96,17 @@ with the original ids and times (from the op names).`,
 
 func newExportCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "export minimalloc --workload W --hw P plan.json -o out.csv",
+		Use:   "export minimalloc|tflm --workload W --hw P plan.json ...",
 		Short: "Write a plan in another tool's format",
 		Long: `export writes what a plan decided in other formats.
 
   export minimalloc   the placements in one level as a MiniMalloc solution,
-                      id,lower,upper,size,offset`,
+                      id,lower,upper,size,offset
+  export tflm         a TFLite model's arena as TFLite Micro's offline memory
+                      plan, written into a copy of the model`,
 		Args: exactArgs(0),
 	}
-	cmd.AddCommand(newExportMiniMallocCmd(a))
+	cmd.AddCommand(newExportMiniMallocCmd(a), newExportTFLMCmd(a))
 	return cmd
 }
 

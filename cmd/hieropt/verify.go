@@ -20,11 +20,12 @@ type verifyOptions struct {
 	Workload string `mapstructure:"workload"`
 	HW       string `mapstructure:"hw"`
 	Format   string `mapstructure:"format"`
+	Model    string `mapstructure:"model"`
 }
 
 func newVerifyCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "verify --workload W --hw P plan.json",
+		Use:   "verify --workload W --hw P plan.json | verify --model M.tflite",
 		Short: "Check a plan against every rule of FORMATS.md",
 		Long: `verify checks a plan against the workload and profile it is for, rule by rule
 (FORMATS.md section 3): every block's placements tile its lifetime; transfers
@@ -39,13 +40,30 @@ their home or resident; no loads or early starts under the other models.
 
 It prints every violation, one per line, or that the plan is valid.
 
+With --model it checks the offline memory plan of a TFLite model instead
+(the metadata "OfflineMemoryAllocation" that 'hieropt plan tflm' or 'export
+tflm' writes, or another tool such as Arm Vela): as TensorFlow Lite Micro
+uses it (one offset per tensor, -1 where TFLM plans the tensor itself) and
+for what TFLM does not check: offsets multiples of 16, and no two tensors
+alive at once overlapping (an op that runs in place, elementwise or reshape,
+may write its output over its last input; overlaps between operands of one
+custom operator, whose kernel TFLM cannot see into, are notes). It prints
+the head the plan needs beside TFLM's own plan.
+
 Exit status: 0 valid; 1 invalid; 2 bad input (unreadable files, or a plan for
 another workload or profile, naming unknown blocks or levels).`,
-		Example: `  hieropt verify --workload resnet50-int8 --hw ethos-u55 plan.json`,
-		Args:    exactArgs(1),
+		Example: `  hieropt verify --workload resnet50-int8 --hw ethos-u55 plan.json
+  hieropt verify --model person_detect.planned.tflite`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if m, _ := cmd.Flags().GetString("model"); m != "" {
+				return exactArgs(0)(cmd, args)
+			}
+			return exactArgs(1)(cmd, args)
+		},
 	}
 	cmd.Flags().String("workload", "", "workload: a JSON file, - for stdin, or a built-in name")
 	cmd.Flags().String("hw", "", "hardware profile: a YAML file or a built-in name")
+	cmd.Flags().String("model", "", "a .tflite model: check its offline memory plan (no workload, profile or plan)")
 	cmd.Flags().String("format", "text", "text, or json: one object with the verdict and every violation (and errors as JSON)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		var o verifyOptions
@@ -54,6 +72,12 @@ another workload or profile, naming unknown blocks or levels).`,
 		}
 		if o.Format != "text" && o.Format != "json" {
 			return usageErrorf("--format %q: want text or json", o.Format)
+		}
+		if o.Model != "" {
+			if o.Workload != "" || o.HW != "" {
+				return usageErrorf("--model checks a model's own plan: no --workload or --hw with it")
+			}
+			return a.verifyModel(o.Model, o.Format)
 		}
 		return a.verify(&o, args[0])
 	}
