@@ -33,10 +33,11 @@ type Result struct {
 	// a scratch buffer's bytes more: 128 B on keyword_scrambled).
 	Offsets []int32
 	// Head is the head the plan needs; Greedy TFLM's own; MaxLive the
-	// most bytes alive at one scope, a lower bound on any head.
+	// most bytes alive at one scope with every in-place pair sharing its
+	// bytes, a lower bound on any head.
 	Head, Greedy, MaxLive int64
-	// Optimal is true when no head smaller than Head exists: the packer
-	// proved it, or Head equals MaxLive.
+	// Optimal is true when no head smaller than Head exists: Head equals
+	// MaxLive, or no pair can share and the packer proved it.
 	Optimal bool
 	// InPlace counts the tensors that share an input's bytes (an op that
 	// runs in place writes its output over its input).
@@ -59,12 +60,18 @@ func (m *Model) Plan(ctx context.Context, o PlanOptions) (*Result, error) {
 	p, _, idx := m.problem(nil)
 	_, greedy := pack.TFLM(p, nil, nil)
 	r := &Result{Greedy: greedy, MaxLive: pack.MaxLive(p), Head: greedy, By: "TFLM greedy"}
+	shared := m.inPlaceGroups(idx)
+	if shared != nil {
+		q, _ := merged(p, shared)
+		r.MaxLive = pack.MaxLive(q)
+	}
+	proved := false
 	var best []int64
 	group := make([]int, len(idx)) // buffer -> its own index (apart)
 	for k := range group {
 		group[k] = k
 	}
-	for pass, g := range [][]int{group, m.inPlaceGroups(idx)} {
+	for pass, g := range [][]int{group, shared} {
 		if g == nil {
 			continue
 		}
@@ -76,7 +83,7 @@ func (m *Model) Plan(ctx context.Context, o PlanOptions) (*Result, error) {
 		r.Nodes += s.Stats.Nodes
 		switch {
 		case s.Peak < r.Head:
-			r.Head, r.Optimal = s.Peak, s.Optimal
+			r.Head, proved = s.Peak, s.Optimal && shared == nil
 			best = make([]int64, len(idx))
 			for k := range best {
 				best[k] = s.Offsets[rep[g[k]]]
@@ -90,11 +97,11 @@ func (m *Model) Plan(ctx context.Context, o PlanOptions) (*Result, error) {
 					}
 				}
 			}
-		case s.Peak == r.Head && s.Optimal:
-			r.Optimal = true
+		case s.Peak == r.Head && s.Optimal && shared == nil:
+			proved = true
 		}
 	}
-	r.Optimal = r.Optimal || r.Head == r.MaxLive
+	r.Optimal = proved || r.Head == r.MaxLive
 	if o.Capacity > 0 && r.Head > o.Capacity {
 		return r, fmt.Errorf("%s: the tensors need a head of %d B at least as planned (TFLM's greedy %d, max-live %d): more than %d", DocName(m.File), r.Head, greedy, r.MaxLive, o.Capacity)
 	}

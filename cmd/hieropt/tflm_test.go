@@ -147,7 +147,8 @@ func harnessRun(t *testing.T, h, model string, arena int64, seed int) (outputs s
 	return strings.Join(keep, "\n"), used, 0
 }
 
-// Every shared TFLite model, run by the real TFLM runtime: planned by
+// Every shared TFLite model and testdata/tflite/branchy.tflite, run by
+// the real TFLM runtime: planned by
 // plan tflm, and by optimize on the Ethos-U55 profile then export tflm
 // (offsets of hieropt's own planner, not TFLM's), with 3 input seeds: the
 // outputs are byte-identical to the model planned online; the planned
@@ -164,6 +165,9 @@ func TestTFLMHarnessEndToEnd(t *testing.T) {
 	models, err := filepath.Glob(filepath.Join(sharedModels(t), "*.tflite"))
 	require.NoError(t, err)
 	require.NotEmpty(t, models)
+	// And a model where hieropt's head is a third below TFLM's own
+	// (tflm/branchy_test.go made it).
+	models = append(models, repo("testdata", "tflite", "branchy.tflite"))
 	const big = 8 << 20
 	for _, model := range models {
 		name := strings.TrimSuffix(filepath.Base(model), ".tflite")
