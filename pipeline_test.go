@@ -113,7 +113,7 @@ func TestSettingsValidate(t *testing.T) {
 		s    hieropt.Settings
 		want string
 	}{
-		{hieropt.Settings{Planner: "greedy"}, `Settings.Planner "greedy": not a registered planner (registered: initializer, none, pack, search, seed000, seed001, seed004, seed004-pipeline, xla-msa)`},
+		{hieropt.Settings{Planner: "greedy"}, `Settings.Planner "greedy": not a registered planner (registered: initializer, none, pack, search, seed000, seed001, seed004, seed004-pipeline, tflm, xla-msa)`},
 		{hieropt.Settings{CostModel: "free"}, `Settings.CostModel "free": not a registered cost model (registered: ` + joinNames(costmodel.Names()) + `)`},
 		{hieropt.Settings{Search: search.Settings{Beam: -2}}, `Settings.Search.Beam -2: want a positive number, or -1 for unbounded`},
 		{hieropt.Settings{Search: search.Settings{MaxCandidates: -3}}, `Settings.Search.MaxCandidates -3: want a positive number, or -1 for no cap`},
@@ -165,7 +165,7 @@ func joinNames(names []string) string {
 // state the same cost.initial; only the search walks and repacks.
 func TestPlanners(t *testing.T) {
 	prog, prof := documents(t, "resnet50-int8", seedHW("ethos-u55"))
-	assert.Equal(t, []string{"initializer", "none", "pack", "search", "seed000", "seed001", "seed004", "seed004-pipeline", "xla-msa"}, hieropt.PlannerNames())
+	assert.Equal(t, []string{"initializer", "none", "pack", "search", "seed000", "seed001", "seed004", "seed004-pipeline", "tflm", "xla-msa"}, hieropt.PlannerNames())
 	initial := -1.0
 	for _, pl := range hieropt.Planners() {
 		assert.NotEmpty(t, pl.Doc())

@@ -20,7 +20,8 @@ import (
 
 // Planner is a planner Plan can run, registered by name: "search",
 // "initializer", "none", and one per single-arena planner of package arena
-// ("pack", "seed000", "seed001", "seed004"). Settings.Planner names it.
+// ("pack", "seed000", "seed001", "seed004", "tflm"). Settings.Planner
+// names it.
 type Planner interface {
 	Name() string
 	Doc() string

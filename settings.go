@@ -24,7 +24,8 @@ type Settings struct {
 	// initializer, then the search and repacking; "initializer", the
 	// initializer alone (optimize --no-search); "none", every block in
 	// the slowest level; or a single-arena planner of package arena
-	// ("pack", "seed000", "seed001", "seed004": optimize --initializer).
+	// ("pack", "seed000", "seed001", "seed004", "tflm": optimize
+	// --initializer).
 	// Default (""): "search".
 	Planner string
 	// CostModel names the cost model that prices the plans and that the

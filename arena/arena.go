@@ -1,8 +1,8 @@
 // Package arena holds single-level planners: they give every block an
 // offset in one arena (one memory level) for its whole life, and the
 // arena's peak is the plan's memory need. They are the planners of the
-// seed documents other than seed 003, kept as named strategies for
-// comparison and as baselines:
+// seed documents other than seed 003 and TFLite Micro's, kept as named
+// strategies for comparison and as baselines:
 //
 //   - seed000: lifetime best-fit (seed 000). Walk the ops; blocks whose life
 //     ended are freed (free space merged, sorted by offset); each new block
@@ -16,7 +16,16 @@
 //     holds; slots are laid out one after another.
 //   - seed004: greedy by size (seed 004, as TFLite's planner). Blocks,
 //     largest first, each go into the smallest gap between the already
-//     placed blocks whose lifetimes overlap it, or on top of them.
+//     placed blocks whose lifetimes overlap it, or on top of them (best
+//     fit: not TFLite Micro's rule, which is tflm's).
+//   - tflm: TensorFlow Lite Micro's runtime planner (GreedyMemoryPlanner,
+//     pack.TFLM), the arena a TFLM user gets without an offline plan.
+//     Blocks by decreasing size, ties in decreasing block order, each at
+//     the first gap from offset 0 up between the placed blocks alive with
+//     it (first fit), or on top of them; sizes rounded up to a multiple of
+//     every block's alignment, as TFLM rounds them to its 16 bytes. On a
+//     workload imported from a .tflite (blocks in tensor order), in a level
+//     aligned to 16 bytes, it is the runtime's plan.
 //   - pack: hieropt's exact packer (package pack) minimizing the peak:
 //     a portfolio of greedy orders (seed 004's first), then branch and
 //     bound under a fixed node budget (PackNodeLimit), so that the arena is
@@ -51,7 +60,9 @@ type Interval struct {
 type Planner interface {
 	Name() string
 	Doc() string
-	// Offsets returns one offset per interval, in input order.
+	// Offsets returns one offset per interval, in input order, or nil
+	// where the planner has no arena for them (tflm: alignments too large
+	// to round sizes to), which fits no level.
 	Offsets(iv []Interval) []int64
 }
 
@@ -68,7 +79,7 @@ func Lookup(name string) (Planner, bool) { return planners.Lookup(name) }
 func Names() []string { return planners.Names() }
 
 func init() {
-	for _, p := range []Planner{Seed000{}, Seed001{}, Seed004{}, Pack{}} {
+	for _, p := range []Planner{Seed000{}, Seed001{}, Seed004{}, TFLM{}, Pack{}} {
 		if err := Register(p); err != nil {
 			panic(err)
 		}
@@ -141,6 +152,10 @@ func Place(p *state.Problem, pl Planner) (*state.Layout, int, int64, error) {
 			continue
 		}
 		off := pl.Offsets(iv)
+		if off == nil && len(iv) > 0 {
+			sizes = append(sizes, fmt.Sprintf("%s %d B", p.HW.Levels[l].Name, p.HW.Levels[l].Capacity))
+			continue
+		}
 		peak := Peak(iv, off)
 		if c := p.HW.Levels[l].Capacity; peak > c {
 			// The planner's least peak is above the capacity: a planner

@@ -13,6 +13,7 @@ import (
 	"github.com/hieropt/hieropt/arena"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/pack"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
@@ -55,6 +56,74 @@ func TestTFLiteExample(t *testing.T) {
 	off := arena.Seed004{}.Offsets(iv)
 	require.NoError(t, check(iv, off))
 	assert.Equal(t, int64(124), arena.Peak(iv, off))
+}
+
+// TestTFLMByHand: the tflm planner is TFLite Micro's rule, pack.TFLM, on
+// the intervals as buffers [First, Last+1). Intervals (first, last, size):
+// 0 (2,3,20), 1 (0,0,60), 2 (2,4,40), 3 (0,1,50), 4 (1,2,40). By
+// decreasing size, the tie 2/4 in decreasing index order: 1, 3, 4, 2, 0.
+//
+//	1 at 0 (alone)
+//	3 meets 1 [0,60): no gap below it, at 60
+//	4 meets 3 only: the gap [0,60) holds 40, at 0
+//	2 meets 4 [0,40): at 40 (3 ended at 1)
+//	0 meets 4 [0,40) and 2 [40,80): at 80; peak 110 (3: 60+50)
+//
+// Seed 004 places 2 before 4 (ties in index order) and puts 4 above 3
+// (the gaps [0,0) and [40,60) are too small): peak 150.
+func TestTFLMByHand(t *testing.T) {
+	iv := []arena.Interval{{2, 3, 20, 1}, {0, 0, 60, 1}, {2, 4, 40, 1}, {0, 1, 50, 1}, {1, 2, 40, 1}}
+	pl, ok := arena.Lookup("tflm")
+	require.True(t, ok)
+	off := pl.Offsets(iv)
+	require.NoError(t, check(iv, off))
+	assert.Equal(t, []int64{80, 0, 40, 60, 0}, off)
+	assert.Equal(t, int64(110), arena.Peak(iv, off))
+	assert.Equal(t, int64(150), arena.Peak(iv, arena.Seed004{}.Offsets(iv)))
+
+	p := &pack.Problem{}
+	for _, x := range iv {
+		p.Buffers = append(p.Buffers, pack.Buffer{Lower: int64(x.First), Upper: int64(x.Last) + 1, Size: x.Size})
+	}
+	want, peak := pack.TFLM(p, nil, nil)
+	assert.Equal(t, want, off)
+	assert.Equal(t, int64(110), peak)
+}
+
+// TestTFLMAligns: TFLM's rule places at sums of sizes, so the planner
+// rounds every size up to a multiple of every alignment first. 0 (24 B,
+// align 1) and 1 (16 B, align 16), alive together: sizes 32 and 16, 0 at
+// 0 and 1 at 32 (with the sizes as given 1 would sit at 24). With
+// alignments 3 and 4, sizes are rounded to their least common multiple,
+// 12: 0 (10 B, align 3) and 1 (8 B, align 4) become 12 each, a tie: 1
+// goes first, at 0, then 0 at 12. The peak is the real sizes': 12+10 = 22.
+func TestTFLMAligns(t *testing.T) {
+	iv := []arena.Interval{{0, 0, 24, 1}, {0, 0, 16, 16}}
+	off := arena.TFLM{}.Offsets(iv)
+	require.NoError(t, check(iv, off))
+	assert.Equal(t, []int64{0, 32}, off)
+
+	iv = []arena.Interval{{0, 1, 10, 3}, {1, 2, 8, 4}}
+	off = arena.TFLM{}.Offsets(iv)
+	require.NoError(t, check(iv, off))
+	assert.Equal(t, []int64{12, 0}, off)
+	assert.Equal(t, int64(22), arena.Peak(iv, off))
+
+	// Alignments 2^31-1, 2^31-19 and 3 (coprime) have a least common
+	// multiple above 2^63: no sizes to round to, no arena. Place says so;
+	// seed 004 places the same blocks.
+	prof := testprog.Profile("hw", testprog.Level{Name: "MEM", Capacity: 1 << 40, Align: 1, Latency: 1, Bandwidth: 1})
+	prog := testprog.New("p", 1).
+		Block("a", 8, "activation", 0, 0, testprog.Align(1<<31-1)).
+		Block("b", 8, "activation", 0, 0, testprog.Align(1<<31-19)).
+		Block("c", 8, "activation", 0, 0, testprog.Align(3)).
+		Program()
+	p := testprog.Bind(prog, prof)
+	assert.Nil(t, arena.TFLM{}.Offsets(arena.Intervals(p, 0)))
+	_, _, _, err := arena.Place(p, arena.TFLM{})
+	assert.EqualError(t, err, "planner tflm needs an arena larger than every level (MEM 1099511627776 B)")
+	_, _, _, err = arena.Place(p, arena.Seed004{})
+	assert.NoError(t, err)
 }
 
 // TestPackReachesTheOptimum: the pack planner finds the optimal arenas of
@@ -136,9 +205,10 @@ func TestRandomArenasAreValid(t *testing.T) {
 
 // TestPlaceEveryShippedPair plans every shipped workload with each
 // single-arena planner on every profile where the arena fits a level; every plan is
-// valid.
+// valid, and each planner places some.
 func TestPlaceEveryShippedPair(t *testing.T) {
 	placed := 0
+	by := map[string]int{}
 	for _, p := range testprog.ShippedPairs(t, "..") {
 		for _, name := range arena.Names() {
 			pl, _ := arena.Lookup(name)
@@ -149,9 +219,14 @@ func TestPlaceEveryShippedPair(t *testing.T) {
 			assert.GreaterOrEqual(t, peak, p.Prog.ComputeStats().MaxLive)
 			validPlan(t, p, lay, name)
 			placed++
+			by[name]++
 		}
 	}
 	assert.Greater(t, placed, 100)
+	for _, name := range arena.Names() {
+		assert.Greater(t, by[name], 10, name)
+	}
+	t.Logf("plans placed: %v", by)
 }
 
 // validPlan checks a single-arena layout with the plan checker (verify).
@@ -169,6 +244,6 @@ func validPlan(t *testing.T, p *state.Problem, lay *state.Layout, name string) {
 }
 
 func TestRegistry(t *testing.T) {
-	assert.Equal(t, []string{"pack", "seed000", "seed001", "seed004"}, arena.Names())
+	assert.Equal(t, []string{"pack", "seed000", "seed001", "seed004", "tflm"}, arena.Names())
 	assert.EqualError(t, arena.Register(arena.Seed000{}), `arena: planner "seed000" registered twice`)
 }

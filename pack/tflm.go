@@ -2,6 +2,8 @@ package pack
 
 import (
 	"cmp"
+	"fmt"
+	"math"
 	"slices"
 )
 
@@ -78,4 +80,68 @@ func TFLM(p *Problem, fixed []int64, stop func() bool) (offs []int64, peak int64
 		peak = max(peak, offs[i]+b.Size)
 	}
 	return offs, peak
+}
+
+// TFLMAligned is TFLM without fixed buffers, its offsets multiples of
+// every buffer's Align: TFLM places at sums of sizes and relies on every
+// size being a multiple of its alignment (it rounds sizes up to 16 bytes),
+// so TFLMAligned runs it on sizes rounded up to a multiple of every Align
+// (their least common multiple, the largest where all are powers of two;
+// sizes unchanged where no buffer has an Align above 1). It does not round
+// them to 16. The offsets are TFLM's on the rounded sizes; peak is
+// max(offset+Size) with the sizes as given.
+//
+// stop is as for TFLM: when it cuts the walk, nil offsets and peak -1. The
+// error says that the rounded sizes do not fit an int64 (alignments whose
+// least common multiple is that large); then no arena this rule makes
+// would fit any memory.
+func TFLMAligned(p *Problem, stop func() bool) (offs []int64, peak int64, err error) {
+	unit := int64(1)
+	for _, b := range p.Buffers {
+		if b.Align > 1 {
+			if unit, err = lcm(unit, b.Align); err != nil {
+				return nil, -1, err
+			}
+		}
+	}
+	q := p
+	if unit > 1 {
+		q = &Problem{Buffers: slices.Clone(p.Buffers), Capacity: p.Capacity}
+		var sum int64
+		for i := range q.Buffers {
+			b := &q.Buffers[i]
+			if r := b.Size % unit; r != 0 {
+				if b.Size > math.MaxInt64-(unit-r) {
+					return nil, -1, fmt.Errorf("pack: TFLM: buffer %q's size %d rounded up to %d overflows", b.ID, b.Size, unit)
+				}
+				b.Size += unit - r
+			}
+			if sum > math.MaxInt64-b.Size {
+				return nil, -1, fmt.Errorf("pack: TFLM: the sizes rounded up to %d add up beyond %d", unit, int64(math.MaxInt64))
+			}
+			sum += b.Size
+		}
+	}
+	offs, _ = TFLM(q, nil, stop)
+	if offs == nil {
+		return nil, -1, nil
+	}
+	for i, b := range p.Buffers {
+		peak = max(peak, offs[i]+b.Size)
+	}
+	return offs, peak, nil
+}
+
+// lcm returns the least common multiple of a and b (both positive), or an
+// error if it overflows.
+func lcm(a, b int64) (int64, error) {
+	x, y := a, b
+	for y != 0 {
+		x, y = y, x%y
+	}
+	a /= x
+	if a > math.MaxInt64/b {
+		return 0, fmt.Errorf("pack: TFLM: the alignments' least common multiple overflows (%d and %d)", a*x, b)
+	}
+	return a * b, nil
 }

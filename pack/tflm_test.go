@@ -93,3 +93,52 @@ func TestTFLMStops(t *testing.T) {
 	require.Nil(t, offs)
 	require.EqualValues(t, -1, peak)
 }
+
+// TFLMAligned rounds sizes up to a multiple of every alignment before
+// TFLM's walk, so that its offsets are aligned, and takes the peak with the
+// sizes as given. a (24 B, align 8) and b (16 B, align 16) live together;
+// c (40 B) after them. Rounded to 16: a 32, b 16, c 48. TFLM: c (48) at 0,
+// a (32) at 0, b (16) above a at 32. Peak with the real sizes: b's end,
+// 48 (a ends at 24, c at 40).
+func TestTFLMAligned(t *testing.T) {
+	p := &Problem{Buffers: []Buffer{
+		{ID: "a", Lower: 0, Upper: 2, Size: 24, Align: 8},
+		{ID: "b", Lower: 0, Upper: 2, Size: 16, Align: 16},
+		{ID: "c", Lower: 2, Upper: 3, Size: 40},
+	}}
+	offs, peak, err := TFLMAligned(p, nil)
+	require.NoError(t, err)
+	require.Equal(t, []int64{0, 32, 0}, offs)
+	require.EqualValues(t, 48, peak)
+	require.NoError(t, Check(p, &Solution{Offsets: offs, Peak: peak}))
+	// TFLM on the sizes as given puts b at 24, not a multiple of 16.
+	raw, _ := TFLM(p, nil, nil)
+	require.Equal(t, []int64{0, 24, 0}, raw)
+	require.Equal(t, []int64{24, 16, 40}, []int64{p.Buffers[0].Size, p.Buffers[1].Size, p.Buffers[2].Size}, "p unchanged")
+
+	// Without alignments it is TFLM.
+	q := tflmProblem([3]int64{10, 0, 1}, [3]int64{20, 1, 2}, [3]int64{30, 2, 3}, [3]int64{40, 3, 4}, [3]int64{50, 0, 1})
+	offs, peak, err = TFLMAligned(q, nil)
+	require.NoError(t, err)
+	want, wantPeak := TFLM(q, nil, nil)
+	require.Equal(t, want, offs)
+	require.Equal(t, wantPeak, peak)
+
+	// Cut by stop, as TFLM.
+	big := &Problem{}
+	for i := range 1000 {
+		big.Buffers = append(big.Buffers, Buffer{Lower: int64(i), Upper: int64(i + 2), Size: 10, Align: 4})
+	}
+	offs, peak, err = TFLMAligned(big, func() bool { return true })
+	require.NoError(t, err)
+	require.Nil(t, offs)
+	require.EqualValues(t, -1, peak)
+
+	// Coprime alignments 2^31-1, 2^31-19 and 3: their least common
+	// multiple overflows; with the first two only, three sizes rounded to
+	// it (about 2^62 each) add up beyond 2^63.
+	_, _, err = TFLMAligned(&Problem{Buffers: []Buffer{{ID: "x", Upper: 1, Size: 1, Align: 1<<31 - 1}, {ID: "y", Upper: 1, Size: 1, Align: 1<<31 - 19}, {ID: "z", Upper: 1, Size: 1, Align: 3}}}, nil)
+	require.ErrorContains(t, err, "least common multiple overflows")
+	_, _, err = TFLMAligned(&Problem{Buffers: []Buffer{{ID: "x", Upper: 1, Size: 1, Align: 1<<31 - 1}, {ID: "y", Upper: 1, Size: 1, Align: 1<<31 - 19}, {ID: "z", Upper: 1, Size: 1}}}, nil)
+	require.ErrorContains(t, err, "add up beyond")
+}

@@ -35,7 +35,7 @@ func TestBaselinePlannersCLI(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(dir, "no.json"))
 	r = runCLI(t, "", "optimize", "--workload", "squeezenet1_1-int8", "--hw", "ethos-u55", "--initializer", "xla-pipeline")
 	assert.Equal(t, exitInput, r.code)
-	assert.Contains(t, r.stderr, `--initializer "xla-pipeline" is not known (known: seed003, pack, seed000, seed001, seed004, seed004-pipeline, xla-msa)`)
+	assert.Contains(t, r.stderr, `--initializer "xla-pipeline" is not known (known: seed003, pack, seed000, seed001, seed004, tflm, seed004-pipeline, xla-msa)`)
 
 	r = runCLI(t, "", "compare", "--workload", "squeezenet1_1-int8", "--hw", prof)
 	require.Equal(t, exitOK, r.code, r.stderr)

@@ -68,8 +68,10 @@ func newCompareCmd(a *app) *cobra.Command {
                    listed only under seed003)
   pack arena       hieropt's exact packer (least peak, fixed node budget),
   seed000 arena    seed 000's lifetime best-fit arena, seed001 block ids,
-  seed001, seed004 seed 004's greedy by size: each in the fastest level that
-                   holds its arena
+  seed001, seed004 seed 004's greedy by size (best fit),
+  tflm arena       TFLite Micro's runtime planner (GreedyMemoryPlanner): by
+                   decreasing size, first fit; each in the fastest level
+                   that holds its arena
   initializer      seed 003's rules 1-5
   seed004-pipeline seed 004's pipelined weight loading: each op's weights
                    copied into the fastest writable level while the op

@@ -66,7 +66,7 @@ func searchFlags(f *pflag.FlagSet) {
 	f.Duration("time-limit", 0, "time limit (e.g. 30s) of optimize's whole run, loading to summary (bench: of each pair's planning); the search stops early and keeps its best plan; 0 = none")
 	f.IntP("jobs", "j", 0, "goroutines evaluating candidates; 0 = all cores (the plan does not depend on it)")
 	f.Bool("check", false, "check the search's invariants after every commit (slow; for debugging)")
-	f.String("initializer", "seed003", "seed003 (rules 1-5, then the search), or a baseline planner, without search (a single arena: pack, hieropt's exact packer; seed000, seed001, seed004, the seeds'; "+
+	f.String("initializer", "seed003", "seed003 (rules 1-5, then the search), or a baseline planner, without search (a single arena: pack, hieropt's exact packer; seed000, seed001, seed004, the seeds'; tflm, TFLite Micro's runtime planner; "+
 		hieropt.PipelinePlanner+", seed 004's pipelined weights; "+hieropt.MSAPlanner+", an XLA-style memory-space assignment): "+strings.Join(append(arena.Names(), hieropt.PipelinePlanner, hieropt.MSAPlanner), ", "))
 	f.Bool("initial-only", false, "start the search from the initializer's plan only, as the seed does (by default it also tries the initializer in kind order)")
 	f.Int("rounds", search.DefaultRounds, "most actions one state may take at one timestep")
@@ -150,10 +150,11 @@ func (o *searchOptions) settings() (*hieropt.Settings, error) {
 	}
 	switch {
 	case o.Initializer != "" && o.Initializer != "seed003":
-		// A seed's single-level planner (its arena in the fastest level
-		// that holds it), seed 004's pipelined weights or the XLA-style
-		// assignment. The search re-plans with seed 003's initializer,
-		// so it does not start from these: they are baselines.
+		// A seed's or TFLite Micro's single-level planner (its arena in
+		// the fastest level that holds it), seed 004's pipelined weights
+		// or the XLA-style assignment. The search re-plans with seed
+		// 003's initializer, so it does not start from these: they are
+		// baselines.
 		if _, ok := arena.Lookup(o.Initializer); !ok && o.Initializer != hieropt.PipelinePlanner && o.Initializer != hieropt.MSAPlanner {
 			return nil, usageErrorf("--initializer %q is not known (known: seed003, %s, %s, %s)", o.Initializer, strings.Join(arena.Names(), ", "),
 				hieropt.PipelinePlanner, hieropt.MSAPlanner)

@@ -51,6 +51,11 @@ type packInstance struct {
 	sol      *pack.Solution
 	limitHit bool // the time limit stopped the search
 	written  bool
+	// tflm is TFLite Micro's greedy peak on the same buffers (the
+	// baseline), -1 where it did not finish: tflmWhy says why.
+	tflm     int64
+	tflmWhy  string
+	tflmTime time.Duration
 	// Times of what the command did for this input besides solving (the
 	// solver's phases are in sol.Stats.Phases); with them the parts add
 	// up to the input's total.
@@ -83,13 +88,14 @@ without either needs --minimize; a workload without --capacity is minimized.
 --minimize asks for the smallest peak (within the capacity, if any): the
 search proves it optimal or reports the best found when --time-limit passes.
 
---time-limit is each input's budget, for all of it: reading, the packer's
-phases (a greedy pass in start order, the index, the greedy portfolio, the
-branch and bound), the check and the writing. The packer stops early enough
-for the check and the writing to fit (their time is estimated from the
-number of buffers) and keeps the best packing found; the first pass always
-gives one, however short the limit. The summary's time line lists each
-part, and says which phase the limit cut.
+--time-limit is each input's budget, for all of it: reading, the TFLM
+baseline (below), the packer's phases (a greedy pass in start order, the
+index, the greedy portfolio, the branch and bound), the check and the
+writing. The packer stops early enough for the check and the writing to fit
+(their time is estimated from the number of buffers) and keeps the best
+packing found; the first pass always gives one, however short the limit.
+The summary's time line lists each part, and says which phase the limit
+cut.
 
 The solution is checked (pack.Check) and written atomically in MiniMalloc's
 output format, id,lower,upper,size,offset (-o FILE, '-' for stdout; without
@@ -98,13 +104,28 @@ if needed) and each solution is written there under its input's file name
 (a workload's as NAME.csv).
 
 On stderr (stdout is left to -o -): for one input a summary (buffers,
-capacity, max-live, peak, solved and optimal, nodes, time); for several a
-table, one row per input, and totals; --format md prints the table as
-Markdown (2> table.md keeps it), --format json as one object. "gap %" is
+capacity, max-live, peak, solved and optimal, TFLM's peak, nodes, time);
+for several a table, one row per input, and totals; --format md prints the
+table as Markdown (2> table.md keeps it), --format json as one object. "gap %" is
 the peak above max-live; "optimal" is yes when the peak is proven smallest
 (it equals max-live, or --minimize proved it), no when --minimize could not
 prove it, and - when not asked (a fit within the capacity, above max-live).
-Times are the packer's (reading excluded).
+Times are the packer's (reading and the TFLM baseline excluded).
+
+Beside hieropt's peak, each input shows the peak of TensorFlow Lite Micro's
+runtime planner (its GreedyMemoryPlanner: buffers by decreasing size, each at
+the lowest offset free of the placed buffers alive with it) on the same
+buffers: the summary's TFLM line, the table's TFLM and "saved %" columns
+(hieropt's peak below TFLM's, in % of TFLM's; negative where hieropt's peak is
+above it, which only a fit without --minimize can be), JSON's tflm_peak and
+tflm_saved_pct. The buffers are taken as given: TFLM rounds every size up to
+16 bytes, and this baseline does not; where buffers carry alignments (an
+align column, a workload's blocks) it rounds sizes up to a multiple of every
+alignment, as TFLM's offsets need, so that both packings are aligned. Its
+walk is quadratic in the number of buffers (idealloc's Y_1, 62,185 buffers:
+2.5 s on a 2-core VM) and runs first, within the input's --time-limit: where
+the limit cuts it, or ^C, its peak is "-" (JSON: null, with tflm_note saying
+why), and the packer has the time left.
 
 Exit status: 0 every input packed within its capacity; 1 some input was
 not ("no packing found within capacity C: best peak P (max-live M)"; its
@@ -357,6 +378,7 @@ func solvePackInput(ctx context.Context, o *packOptions, in *packInstance) error
 		// budgeted in, and so is the reading that came before.
 		opt.Deadline = time.Now().Add(o.TimeLimit - in.readTime - packReserve(len(in.prob.Buffers)))
 	}
+	tflmBaseline(ctx, in, opt.Deadline)
 	sol, err := pack.Solve(ctx, in.prob, opt)
 	if err != nil {
 		return internalErrorf("%s: %v", in.name, err)
@@ -377,6 +399,26 @@ func solvePackInput(ctx context.Context, o *packOptions, in *packInstance) error
 	}
 	in.checkTime = time.Since(checkStart)
 	return nil
+}
+
+// tflmBaseline runs TFLite Micro's greedy planner on the input's buffers
+// (pack.TFLMAligned: sizes as given, rounded up only to the buffers' own
+// alignments) until the deadline (none if zero) or ctx ends, and records
+// its peak, -1 and why where it did not finish.
+func tflmBaseline(ctx context.Context, in *packInstance, deadline time.Time) {
+	start := time.Now()
+	stop := func() bool { return ctx.Err() != nil || (!deadline.IsZero() && time.Now().After(deadline)) }
+	offs, peak, err := pack.TFLMAligned(in.prob, stop)
+	in.tflmTime = time.Since(start)
+	in.tflm = peak
+	switch {
+	case err != nil:
+		in.tflm, in.tflmWhy = -1, err.Error()
+	case offs == nil && ctx.Err() != nil:
+		in.tflmWhy = "interrupted"
+	case offs == nil:
+		in.tflmWhy = "cut by the time limit"
+	}
 }
 
 // packInterrupted summarizes what was done before an interrupt, and exits
@@ -525,16 +567,23 @@ type packRow struct {
 	Seconds      float64 `json:"seconds"`
 	TimeLimitHit bool    `json:"time_limit_hit"`
 	// Cut is the packer's phase the time limit stopped ("" if none).
-	Cut    string    `json:"cut,omitempty"`
-	Times  packTimes `json:"times"`
-	Output string    `json:"output,omitempty"`
+	Cut string `json:"cut,omitempty"`
+	// TFLMPeak is TFLite Micro's greedy peak on the same buffers, null
+	// where it did not finish (TFLMNote says why); TFLMSavedPct is how
+	// much lower hieropt's peak is, in % of TFLM's (negative: higher).
+	TFLMPeak     *int64    `json:"tflm_peak"`
+	TFLMSavedPct *float64  `json:"tflm_saved_pct"`
+	TFLMNote     string    `json:"tflm_note,omitempty"`
+	Times        packTimes `json:"times"`
+	Output       string    `json:"output,omitempty"`
 }
 
 // packTimes is where one input's time went, in seconds: the parts add up
 // to Total. First, Index, Greedy and Search are the packer's phases (their
-// sum is packRow.Seconds).
+// sum is packRow.Seconds); TFLM is the baseline's run.
 type packTimes struct {
 	Read   float64 `json:"read"`
+	TFLM   float64 `json:"tflm"`
 	First  float64 `json:"first_pass"`
 	Index  float64 `json:"index"`
 	Greedy float64 `json:"greedy"`
@@ -566,14 +615,22 @@ func (in *packInstance) row() packRow {
 	if in.cut != pack.PhaseNone {
 		r.Cut = in.cut.String()
 	}
+	if in.tflm >= 0 {
+		saved := 0.0
+		if in.tflm > 0 {
+			saved = 100 * float64(in.tflm-s.Peak) / float64(in.tflm)
+		}
+		r.TFLMPeak, r.TFLMSavedPct = &in.tflm, &saved
+	}
+	r.TFLMNote = in.tflmWhy
 	ph := s.Stats.Phases
-	parts := []time.Duration{in.readTime, ph.First, ph.Index, ph.Greedy, ph.Search, in.checkTime, in.writeTime}
+	parts := []time.Duration{in.readTime, in.tflmTime, ph.First, ph.Index, ph.Greedy, ph.Search, in.checkTime, in.writeTime}
 	var total time.Duration
 	for _, d := range parts {
 		total += d
 	}
-	r.Times = packTimes{Read: parts[0].Seconds(), First: parts[1].Seconds(), Index: parts[2].Seconds(), Greedy: parts[3].Seconds(),
-		Search: parts[4].Seconds(), Check: parts[5].Seconds(), Write: parts[6].Seconds(), Total: total.Seconds()}
+	r.Times = packTimes{Read: parts[0].Seconds(), TFLM: parts[1].Seconds(), First: parts[2].Seconds(), Index: parts[3].Seconds(), Greedy: parts[4].Seconds(),
+		Search: parts[5].Seconds(), Check: parts[6].Seconds(), Write: parts[7].Seconds(), Total: total.Seconds()}
 	return r
 }
 
@@ -641,9 +698,9 @@ func yesNo(b bool) string {
 }
 
 // cells are a row's table cells: instance, buffers, capacity, max-live,
-// solved, peak, gap %, optimal, nodes, time.
+// solved, peak, gap %, TFLM, saved %, optimal, nodes, time.
 func (r packRow) cells() []string {
-	c := []string{r.Instance, strconv.Itoa(r.Buffers), "-", strconv.FormatInt(r.MaxLive, 10), "not run", "-", "-", "-", "-", "-"}
+	c := []string{r.Instance, strconv.Itoa(r.Buffers), "-", strconv.FormatInt(r.MaxLive, 10), "not run", "-", "-", "-", "-", "-", "-", "-"}
 	if r.Capacity > 0 {
 		c[2] = strconv.FormatInt(r.Capacity, 10)
 	}
@@ -653,29 +710,33 @@ func (r packRow) cells() []string {
 	c[4] = yesNo(r.Solved)
 	c[5] = strconv.FormatInt(r.Peak, 10)
 	c[6] = fmt.Sprintf("%.2f", r.GapPct)
-	c[7] = yesNo(r.Optimal)
-	if !r.Optimal && !r.Minimize {
-		c[7] = "-" // not asked: without --minimize any fit will do
+	if r.TFLMPeak != nil {
+		c[7] = strconv.FormatInt(*r.TFLMPeak, 10)
+		c[8] = fmt.Sprintf("%.2f", *r.TFLMSavedPct)
 	}
-	c[8] = strconv.FormatInt(r.Nodes, 10)
-	c[9] = fmtDuration(time.Duration(r.Seconds * float64(time.Second)))
+	c[9] = yesNo(r.Optimal)
+	if !r.Optimal && !r.Minimize {
+		c[9] = "-" // not asked: without --minimize any fit will do
+	}
+	c[10] = strconv.FormatInt(r.Nodes, 10)
+	c[11] = fmtDuration(time.Duration(r.Seconds * float64(time.Second)))
 	if r.TimeLimitHit {
-		c[9] += " (limit)"
+		c[11] += " (limit)"
 	}
 	return c
 }
 
-var packHeader = []string{"instance", "buffers", "capacity", "max-live", "solved", "peak", "gap %", "optimal", "nodes", "time"}
+var packHeader = []string{"instance", "buffers", "capacity", "max-live", "solved", "peak", "gap %", "TFLM", "saved %", "optimal", "nodes", "time"}
 
 func (t packTotal) cells() []string {
 	return []string{fmt.Sprintf("total (%d)", t.Inputs), strconv.Itoa(t.Buffers), "", "",
-		fmt.Sprintf("%d/%d", t.Solved, t.Inputs), "", "", fmt.Sprintf("%d/%d", t.Optimal, t.Inputs),
+		fmt.Sprintf("%d/%d", t.Solved, t.Inputs), "", "", "", "", fmt.Sprintf("%d/%d", t.Optimal, t.Inputs),
 		strconv.FormatInt(t.Nodes, 10), fmtDuration(time.Duration(t.Seconds * float64(time.Second)))}
 }
 
 func writePackMarkdown(w io.Writer, rows []packRow, tot packTotal) {
 	fmt.Fprintf(w, "| %s |\n", strings.Join(packHeader, " | "))
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | :---: | ---: | ---: | :---: | ---: | ---: |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | :---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: |")
 	for _, r := range rows {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(r.cells(), " | "))
 	}
@@ -725,6 +786,7 @@ func writePackSummary(w io.Writer, in *packInstance, r packRow) {
 		verdict = "fits the capacity (not minimized: --minimize asks for the smallest peak)"
 	}
 	fmt.Fprintf(w, "peak       %s, %.2f%% above max-live: %s\n", exactBytes(r.Peak), r.GapPct, verdict)
+	fmt.Fprintf(w, "TFLM       %s\n", tflmLine(r))
 	fmt.Fprintf(w, "search     %d greedy packings, %d nodes, %d restarts, %d capacity probes\n", r.Greedy, r.Nodes, r.Restarts, r.Probes)
 	fmt.Fprintf(w, "time       %s\n", packTimeLine(in, r))
 	switch {
@@ -737,13 +799,31 @@ func writePackSummary(w io.Writer, in *packInstance, r packRow) {
 	}
 }
 
+// tflmLine is the summary's TFLM line: TFLite Micro's greedy peak on the
+// same buffers and what hieropt's peak saves against it.
+func tflmLine(r packRow) string {
+	if r.TFLMPeak == nil {
+		return "- (TFLite Micro's greedy planner: " + r.TFLMNote + ")"
+	}
+	t := *r.TFLMPeak
+	line := exactBytes(t) + ", TFLite Micro's greedy planner: "
+	if d := t - r.Peak; d >= 0 {
+		return line + fmt.Sprintf("hieropt saves %d B, %.2f%%", d, *r.TFLMSavedPct)
+	}
+	line += fmt.Sprintf("hieropt's peak is %d B (%.2f%%) above it", r.Peak-t, -*r.TFLMSavedPct)
+	if !r.Minimize {
+		line += " (a fit within the capacity, not minimized: --minimize asks for the smallest peak)"
+	}
+	return line
+}
+
 // packTimeLine says where one input's time went: the parts add up to the
 // total, and the phase the time limit cut, if it did.
 func packTimeLine(in *packInstance, r packRow) string {
 	sec := func(x float64) string { return fmtDuration(time.Duration(x * float64(time.Second))) }
 	t := r.Times
-	line := fmt.Sprintf("%s: read %s, first pass %s, index %s, greedy %s, search %s, check %s, write %s",
-		sec(t.Total), sec(t.Read), sec(t.First), sec(t.Index), sec(t.Greedy), sec(t.Search), sec(t.Check), sec(t.Write))
+	line := fmt.Sprintf("%s: read %s, TFLM %s, first pass %s, index %s, greedy %s, search %s, check %s, write %s",
+		sec(t.Total), sec(t.Read), sec(t.TFLM), sec(t.First), sec(t.Index), sec(t.Greedy), sec(t.Search), sec(t.Check), sec(t.Write))
 	if in.cut != pack.PhaseNone {
 		line += fmt.Sprintf("; the time limit stopped the packer in its %s phase", in.cut)
 		if in.cut < pack.PhaseSearch {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -203,11 +205,11 @@ func TestPackSeveral(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 	require.Len(t, lines, 6, r.stderr)
-	assert.Equal(t, "| instance | buffers | capacity | max-live | solved | peak | gap % | optimal | nodes | time |", lines[0])
-	assert.Regexp(t, `^\| input\.12 \| 5 \| 12 \| 12 \| yes \| 12 \| 0\.00 \| yes \| 0 \| .* \|$`, lines[2])
-	assert.Regexp(t, `^\| F\.1048576 \| 296 \| 1048576 \| 1048576 \| yes \| 1048576 \| 0\.00 \| yes \| \d+ \| .* \|$`, lines[3])
+	assert.Equal(t, "| instance | buffers | capacity | max-live | solved | peak | gap % | TFLM | saved % | optimal | nodes | time |", lines[0])
+	assert.Regexp(t, `^\| input\.12 \| 5 \| 12 \| 12 \| yes \| 12 \| 0\.00 \| \d+ \| -?\d+\.\d\d \| yes \| 0 \| .* \|$`, lines[2])
+	assert.Regexp(t, `^\| F\.1048576 \| 296 \| 1048576 \| 1048576 \| yes \| 1048576 \| 0\.00 \| \d+ \| \d+\.\d\d \| yes \| \d+ \| .* \|$`, lines[3])
 	assert.Regexp(t, `^\| tflite\.124 \| 8 \| 124 \| 124 \| yes \| 124 \|`, lines[4])
-	assert.Regexp(t, `^\| total \(3\) \| 309 \| {2}\| {2}\| 3/3 \|`, lines[5])
+	assert.Regexp(t, `^\| total \(3\) \| 309 \| {2}\| {2}\| 3/3 \| {2}\| {2}\| {2}\| {2}\| 3/3 \|`, lines[5])
 	for _, in := range ins {
 		p := readProblem(t, in)
 		p.Capacity, _ = capacityFromName(in)
@@ -217,7 +219,7 @@ func TestPackSeveral(t *testing.T) {
 	// The text table, and JSON with totals.
 	r = runCLI(t, "", append([]string{"pack"}, ins...)...)
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Regexp(t, `(?m)^ +instance +buffers +capacity +max-live +solved +peak +gap % +optimal +nodes +time$`, r.stderr)
+	assert.Regexp(t, `(?m)^ +instance +buffers +capacity +max-live +solved +peak +gap % +TFLM +saved % +optimal +nodes +time$`, r.stderr)
 	assert.Contains(t, r.stderr, "3 inputs: 3 solved, 3 optimal; 309 buffers, ")
 	r = runCLI(t, "", append([]string{"pack", "--format", "json"}, ins...)...)
 	require.Equal(t, exitOK, r.code, r.stderr)
@@ -238,6 +240,94 @@ func TestPackSeveral(t *testing.T) {
 	assert.Contains(t, r.stderr, "hieropt: 1 of 2 inputs not packed within their capacity: small.10: no packing found within capacity 10: best peak 12 (max-live 12)")
 	assert.FileExists(t, filepath.Join(outDir2, "input.12.csv"))
 	assert.NoFileExists(t, filepath.Join(outDir2, "small.10.csv"))
+}
+
+// tflmPeak is TFLite Micro's greedy peak on the buffers of a CSV file, as
+// the library computes it (pack.TFLMAligned; pack.TFLM where no buffer has
+// an alignment).
+func tflmPeak(t *testing.T, path string) int64 {
+	t.Helper()
+	p := readProblem(t, path)
+	_, peak, err := pack.TFLMAligned(p, nil)
+	require.NoError(t, err)
+	return peak
+}
+
+// TestPackTFLMBaseline: the summary, the tables and JSON show TFLite
+// Micro's greedy peak beside hieropt's, the one pack.TFLM gives on the
+// same buffers, and what hieropt saves against it.
+func TestPackTFLMBaseline(t *testing.T) {
+	in := repo("testdata", "minimalloc", "A.1048576.csv")
+	offs, want := pack.TFLM(readProblem(t, in), nil, nil)
+	require.NotNil(t, offs)
+	require.Equal(t, want, tflmPeak(t, in), "no alignments: TFLMAligned is TFLM")
+	// A's packing reaches its capacity, 1048576 (the summary's peak line
+	// says so); TFLM's is above it.
+	saved := want - 1048576
+	require.Positive(t, saved)
+	pct := 100 * float64(saved) / float64(want)
+
+	r := runCLI(t, "", "pack", in)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "peak       1048576 B (1.0 MiB), 0.00% above max-live")
+	assert.Contains(t, r.stderr, fmt.Sprintf("\nTFLM       %s, TFLite Micro's greedy planner: hieropt saves %d B, %.2f%%\n", exactBytes(want), saved, pct))
+	assert.Regexp(t, `(?m)^time       .*: read .*, TFLM .*, first pass `, r.stderr)
+
+	r = runCLI(t, "", "pack", in, "--format", "json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	row := parsePackJSON(t, r.stderr).Inputs[0]
+	require.NotNil(t, row.TFLMPeak)
+	assert.Equal(t, want, *row.TFLMPeak)
+	require.NotNil(t, row.TFLMSavedPct)
+	assert.InDelta(t, pct, *row.TFLMSavedPct, 1e-9)
+	assert.Empty(t, row.TFLMNote)
+	assert.Contains(t, r.stderr, fmt.Sprintf(`"tflm_peak":%d,"tflm_saved_pct":`, want))
+
+	for _, format := range []string{"md", "text"} {
+		r = runCLI(t, "", "pack", in, repo("testdata", "minimalloc", "input.12.csv"), "--format", format)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		sep := `\s+`
+		if format == "md" {
+			sep = ` \| `
+		}
+		assert.Regexp(t, `A\.1048576`+sep+`154`+sep+`1048576`+sep+`1048576`+sep+`yes`+sep+`1048576`+sep+`0\.00`+sep+
+			strconv.FormatInt(want, 10)+sep+regexp.QuoteMeta(fmt.Sprintf("%.2f", pct))+sep+`yes`, r.stderr, format)
+	}
+
+	// Sizes are rounded up to the buffers' alignments (here 16), not to
+	// TFLM's 16 where none is given: a (24 B, align 8) and b (16 B, align
+	// 16) live together, c (40 B) after them. TFLM on 32, 16, 48 puts b at
+	// 32: peak 48; hieropt packs b at 0, a at 16: peak 40.
+	dir := t.TempDir()
+	aligned := filepath.Join(dir, "aligned.csv")
+	require.NoError(t, os.WriteFile(aligned, []byte("id,lower,upper,size,align\na,0,2,24,8\nb,0,2,16,16\nc,2,3,40,1\n"), 0o644))
+	r = runCLI(t, "", "pack", aligned, "--minimize", "--format", "json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	row = parsePackJSON(t, r.stderr).Inputs[0]
+	require.NotNil(t, row.TFLMPeak)
+	assert.Equal(t, tflmPeak(t, aligned), *row.TFLMPeak)
+	_, raw := pack.TFLM(readProblem(t, aligned), nil, nil)
+	assert.Greater(t, *row.TFLMPeak, raw, "rounded to the alignments")
+	assert.Equal(t, int64(40), row.Peak)
+}
+
+// TestPackNeverAboveTFLM: on MiniMalloc's challenging set, minimized,
+// hieropt's peak is never above TFLite Micro's greedy's on the same
+// buffers.
+func TestPackNeverAboveTFLM(t *testing.T) {
+	ins, err := filepath.Glob(repo("testdata", "minimalloc", "[A-K].1048576.csv"))
+	require.NoError(t, err)
+	require.Len(t, ins, 11)
+	r := runCLI(t, "", append([]string{"pack", "--minimize", "--time-limit", "2s", "--format", "json"}, ins...)...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	rows := parsePackJSON(t, r.stderr).Inputs
+	require.Len(t, rows, 11)
+	for i, row := range rows {
+		require.NotNil(t, row.TFLMPeak, row.Instance)
+		assert.Equal(t, tflmPeak(t, ins[i]), *row.TFLMPeak, row.Instance)
+		assert.LessOrEqual(t, row.Peak, *row.TFLMPeak, row.Instance)
+		assert.GreaterOrEqual(t, *row.TFLMSavedPct, 0.0, row.Instance)
+	}
 }
 
 // TestPackTimeLimit: a --minimize run cut by its time limit still gives a

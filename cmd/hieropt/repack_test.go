@@ -111,6 +111,6 @@ func TestPackInitializer(t *testing.T) {
 	}
 	r := runCLI(t, "", "optimize", "--help")
 	require.Equal(t, exitOK, r.code)
-	assert.Contains(t, r.stdout, "a baseline planner, without search (a single arena: pack, hieropt's exact packer; seed000, seed001, seed004, the seeds'; "+
-		"seed004-pipeline, seed 004's pipelined weights; xla-msa, an XLA-style memory-space assignment): pack, seed000, seed001, seed004, seed004-pipeline, xla-msa")
+	assert.Contains(t, r.stdout, "a baseline planner, without search (a single arena: pack, hieropt's exact packer; seed000, seed001, seed004, the seeds'; tflm, TFLite Micro's runtime planner; "+
+		"seed004-pipeline, seed 004's pipelined weights; xla-msa, an XLA-style memory-space assignment): pack, seed000, seed001, seed004, tflm, seed004-pipeline, xla-msa")
 }

@@ -53,17 +53,24 @@ func TestPackTimeLimitCovers(t *testing.T) {
 	assert.Equal(t, 1, row.Greedy, "the first pass only")
 	assert.True(t, row.TimeLimitHit)
 	tm := row.Times
-	assert.InDelta(t, tm.Total, tm.Read+tm.First+tm.Index+tm.Greedy+tm.Search+tm.Check+tm.Write, 1e-9)
+	assert.InDelta(t, tm.Total, tm.Read+tm.TFLM+tm.First+tm.Index+tm.Greedy+tm.Search+tm.Check+tm.Write, 1e-9)
 	assert.InDelta(t, row.Seconds, tm.First+tm.Index+tm.Greedy+tm.Search, 1e-9)
 	assert.Zero(t, tm.Index+tm.Greedy+tm.Search, "no phase after the first")
 	assert.Positive(t, tm.Write)
+	// The TFLM baseline, run first, is cut too (3000 buffers: it asks
+	// every 256): no peak.
+	assert.Nil(t, row.TFLMPeak)
+	assert.Nil(t, row.TFLMSavedPct)
+	assert.Equal(t, "cut by the time limit", row.TFLMNote)
+	assert.Contains(t, r.stderr, `"tflm_peak":null,"tflm_saved_pct":null,"tflm_note":"cut by the time limit"`)
 	p := readProblem(t, in)
 	require.NoError(t, pack.Check(p, readSolution(t, p, out)))
 
 	// The text summary says the same in words.
 	r = runCLI(t, "", "pack", in, "--minimize", "--time-limit", "1ns")
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Regexp(t, `(?m)^time       .*: read .*, first pass .*, index 0 µs, greedy 0 µs, search 0 µs, check .*, write 0 µs; `+
+	assert.Contains(t, r.stderr, "\nTFLM       - (TFLite Micro's greedy planner: cut by the time limit)\n")
+	assert.Regexp(t, `(?m)^time       .*: read .*, TFLM .*, first pass .*, index 0 µs, greedy 0 µs, search 0 µs, check .*, write 0 µs; `+
 		`the time limit stopped the packer in its first pass phase \(the phases after it did not run\)$`, r.stderr)
 }
 
