@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	tfliteimp "github.com/hieropt/hieropt/importer/tflite"
 	"github.com/hieropt/hieropt/tflm"
 )
 
@@ -169,6 +170,12 @@ func TestTFLMHarnessEndToEnd(t *testing.T) {
 	// (tflm/branchy_test.go made it).
 	models = append(models, repo("testdata", "tflite", "branchy.tflite"))
 	const big = 8 << 20
+	corrupted := 0 // models whose outputs an overlapping plan changes
+	defer func() {
+		// Not every such overlap shows in the outputs (an int8 output
+		// may round to the same values), but it must in some model.
+		assert.Positive(t, corrupted, "no overlapping plan changed any model's outputs")
+	}()
 	for _, model := range models {
 		name := strings.TrimSuffix(filepath.Base(model), ".tflite")
 		t.Run(name, func(t *testing.T) {
@@ -223,10 +230,92 @@ func TestTFLMHarnessEndToEnd(t *testing.T) {
 			if res.Head < res.Greedy {
 				_, _, code := harnessRun(t, h, model, least, 1)
 				require.NotZero(t, code, "TFLM's own plan runs in hieropt's arena")
+				require.Equal(t, res.Greedy-res.Head, orig-least, "the runtime saves what hieropt's head saves")
+			}
+			// In place: every pair an in-place op may share (its output
+			// over its last input) moved together above the rest, so
+			// that they share; the runtime computes the same outputs.
+			if shared, n := inPlaceVariant(m); n > 0 {
+				require.True(t, m.Check(shared).Valid(), "%v", m.Check(shared).Problems)
+				data, err := m.Write(shared)
+				require.NoError(t, err)
+				ip := filepath.Join(dir, name+".inplace.tflite")
+				require.NoError(t, os.WriteFile(ip, data, 0o644))
+				for seed := 1; seed <= 3; seed++ {
+					want, _, _ := harnessRun(t, h, model, big, seed)
+					got, _, code := harnessRun(t, h, ip, big, seed)
+					require.Zero(t, code)
+					require.Equal(t, want, got, "%d in-place pairs, seed %d", n, seed)
+				}
+				t.Logf("%s: %d in-place pairs run in place", name, n)
+			}
+			// A CONV_2D or FULLY_CONNECTED output over its live input:
+			// the checker refuses it, and TFLM, which does not check,
+			// computes something else.
+			if bad := overlapping(m); bad != nil {
+				require.False(t, m.Check(bad).Valid())
+				data, err := m.Write(bad)
+				require.NoError(t, err)
+				bp := filepath.Join(dir, name+".bad.tflite")
+				require.NoError(t, os.WriteFile(bp, data, 0o644))
+				want, _, _ := harnessRun(t, h, model, big, 1)
+				got, _, code := harnessRun(t, h, bp, big, 1)
+				if code != 0 || want != got {
+					corrupted++
+				}
+				t.Logf("%s: an output over its live input: exit %d, outputs changed: %v", name, code, want != got)
 			}
 			t.Logf("%s: least arena %d B planned, %d B online; head %d B, TFLM's %d B", name, least, orig, res.Head, res.Greedy)
 		})
 	}
+}
+
+// inPlaceVariant returns TFLM's own plan of m with every pair an in-place
+// op may share (tflite.InPlace: its first output and an input whose life
+// ends there, of the same size) moved above the rest, each pair at one
+// offset; and the number of pairs.
+func inPlaceVariant(m *tflm.Model) ([]int32, int) {
+	offs, head := m.Greedy()
+	plan := make([]int32, len(offs))
+	for i, o := range offs {
+		plan[i] = int32(o)
+	}
+	top, n := head, 0
+	for k, op := range m.Graph.Ops {
+		if !tfliteimp.InPlace(op.Type) || len(op.Outputs) == 0 {
+			continue
+		}
+		out := m.Tensors[op.Outputs[0]]
+		for _, a := range op.Inputs {
+			in := m.Tensors[a]
+			if plan[a] < 0 || plan[out.Index] < 0 || in.Last != k+1 || out.First != k+1 || in.Bytes != out.Bytes || in.Variable || out.Variable {
+				continue
+			}
+			plan[a], plan[out.Index] = int32(top), int32(top)
+			top += in.Size()
+			n++
+			break
+		}
+	}
+	return plan, n
+}
+
+// overlapping returns TFLM's own plan of m with the output of its first
+// CONV_2D or FULLY_CONNECTED that reads an activation put over that input;
+// nil if it has none.
+func overlapping(m *tflm.Model) []int32 {
+	offs, _ := m.Greedy()
+	for _, op := range m.Graph.Ops {
+		if (op.Type == "CONV_2D" || op.Type == "FULLY_CONNECTED") && offs[op.Inputs[0]] >= 0 && offs[op.Outputs[0]] >= 0 {
+			plan := make([]int32, len(offs))
+			for i, o := range offs {
+				plan[i] = int32(o)
+			}
+			plan[op.Outputs[0]] = plan[op.Inputs[0]]
+			return plan
+		}
+	}
+	return nil
 }
 
 // harnessOffsets returns where the harness says each input and output
