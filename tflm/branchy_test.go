@@ -99,7 +99,7 @@ func branchy(seed uint64) []byte {
 	g.Outputs = []int32{vals[len(vals)-1].t}
 	m.Subgraphs = []*schema.SubGraphT{g}
 	b := flatbuffers.NewBuilder(1 << 16)
-	b.FinishWithFileIdentifier(packModel(b, m), []byte("TFL3"))
+	b.FinishWithFileIdentifier(m.Pack(b), []byte("TFL3"))
 	return b.FinishedBytes()
 }
 

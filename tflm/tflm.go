@@ -110,6 +110,7 @@ func ReadFile(path string) (*Model, error) {
 // Read reads a model from the bytes of a .tflite file; file names it in
 // errors.
 func Read(file string, data []byte) (m *Model, err error) {
+	data = data[:len(data):len(data)] // no reading past the end (tflite.Parse)
 	g, err := tflite.Parse(file, data)
 	if err != nil {
 		return nil, err
@@ -137,6 +138,9 @@ func Read(file string, data []byte) (m *Model, err error) {
 
 // readOffline reads the offline plan of fm, nil if it has none.
 func readOffline(doc string, fm *schema.Model) (*Offline, error) {
+	if !tflite.Fits(fm.Table().Bytes, fm.MetadataLength(), 4) {
+		return nil, inputerr.New(doc, "metadata", "malformed TFLite flatbuffer: %d entries in a file of %d bytes", fm.MetadataLength(), len(fm.Table().Bytes))
+	}
 	var md schema.Metadata
 	for i := range fm.MetadataLength() {
 		fm.Metadata(&md, i)

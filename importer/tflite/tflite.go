@@ -154,6 +154,10 @@ func Parse(file string, data []byte) (g *Graph, err error) {
 			g, err = nil, inputerr.New(doc, "", "malformed TFLite flatbuffer (truncated or corrupt): %v", r)
 		}
 	}()
+	// The generated code slices the buffer with its own lengths: a slice
+	// may run up to the capacity of data, past its end, unless the
+	// capacity is cut to the length.
+	data = data[:len(data):len(data)]
 	m := schema.GetRootAsModel(data, 0)
 	if v := m.Version(); v != 3 {
 		return nil, inputerr.New(doc, "", "schema version %d: only version 3 is supported", v)
@@ -170,10 +174,10 @@ func Parse(file string, data []byte) (g *Graph, err error) {
 	if g.Ops, err = readOps(doc, m, &sg, len(g.Tensors)); err != nil {
 		return nil, err
 	}
-	if g.Inputs, err = indexList(doc, "subgraph 0 inputs", sg.InputsLength(), sg.Inputs, len(g.Tensors)); err != nil {
+	if g.Inputs, err = indexList(doc, m, "subgraph 0 inputs", sg.InputsLength(), sg.Inputs, len(g.Tensors)); err != nil {
 		return nil, err
 	}
-	if g.Outputs, err = indexList(doc, "subgraph 0 outputs", sg.OutputsLength(), sg.Outputs, len(g.Tensors)); err != nil {
+	if g.Outputs, err = indexList(doc, m, "subgraph 0 outputs", sg.OutputsLength(), sg.Outputs, len(g.Tensors)); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -193,12 +197,18 @@ func newProgram(file string, o Options) *workload.Program {
 // readTensors reads the tensors of subgraph g of model m.
 func readTensors(doc string, m *schema.Model, g *schema.SubGraph) ([]Tensor, error) {
 	n := g.TensorsLength()
+	if err := vectorFits(doc, m, "subgraph 0 tensors", n); err != nil {
+		return nil, err
+	}
 	out := make([]Tensor, n)
 	var t schema.Tensor
 	var b schema.Buffer
 	for i := range n {
 		g.Tensors(&t, i)
 		ti := Tensor{Name: string(t.Name()), Type: t.Type(), Variable: t.IsVariable()}
+		if err := vectorFits(doc, m, tensorItem(i, ti.Name)+" shape", t.ShapeLength()); err != nil {
+			return nil, err
+		}
 		for j := range t.ShapeLength() {
 			ti.Dims = append(ti.Dims, int64(t.Shape(j)))
 		}
@@ -214,10 +224,30 @@ func readTensors(doc string, m *schema.Model, g *schema.SubGraph) ([]Tensor, err
 	return out, nil
 }
 
+// vectorFits checks that a vector of n 4-byte entries (table offsets,
+// int32s) fits in the model's bytes before it is read: a corrupt length
+// must be an error, not an allocation of gigabytes or billions of reads
+// (positions wrap around in 32 bits).
+func vectorFits(doc string, m *schema.Model, item string, n int) error {
+	if !Fits(m.Table().Bytes, n, 4) {
+		return inputerr.New(doc, item, "malformed TFLite flatbuffer: a vector of %d entries in a file of %d bytes", n, len(m.Table().Bytes))
+	}
+	return nil
+}
+
+// Fits reports whether n entries of elem bytes each fit in data: a
+// vector length read from a flatbuffer must pass it before it is used.
+func Fits(data []byte, n, elem int) bool {
+	return n >= 0 && int64(n)*int64(elem) <= int64(len(data))
+}
+
 // readOps reads the operators of subgraph g, naming each by its operator
 // code.
 func readOps(doc string, m *schema.Model, g *schema.SubGraph, numTensors int) ([]Operator, error) {
 	n := g.OperatorsLength()
+	if err := vectorFits(doc, m, "subgraph 0 operators", n); err != nil {
+		return nil, err
+	}
 	if n == 0 {
 		return nil, inputerr.New(doc, "", "subgraph 0 has no operators")
 	}
@@ -238,10 +268,10 @@ func readOps(doc string, m *schema.Model, g *schema.SubGraph, numTensors int) ([
 		}
 		oi := Operator{Type: typ, Custom: max(schema.BuiltinOperator(code.DeprecatedBuiltinCode()), code.BuiltinCode()) == schema.BuiltinOperatorCUSTOM}
 		item = fmt.Sprintf("operator %d (%s)", i, bare(typ))
-		if oi.Inputs, err = indexList(doc, item+" inputs", op.InputsLength(), op.Inputs, numTensors); err != nil {
+		if oi.Inputs, err = indexList(doc, m, item+" inputs", op.InputsLength(), op.Inputs, numTensors); err != nil {
 			return nil, err
 		}
-		if oi.Outputs, err = indexList(doc, item+" outputs", op.OutputsLength(), op.Outputs, numTensors); err != nil {
+		if oi.Outputs, err = indexList(doc, m, item+" outputs", op.OutputsLength(), op.Outputs, numTensors); err != nil {
 			return nil, err
 		}
 		out[i] = oi
@@ -269,7 +299,10 @@ func opType(c *schema.OperatorCode) (string, error) {
 
 // indexList reads a list of n tensor indexes; -1 (an optional input left
 // out) is dropped.
-func indexList(doc, item string, n int, at func(int) int32, numTensors int) ([]int, error) {
+func indexList(doc string, m *schema.Model, item string, n int, at func(int) int32, numTensors int) ([]int, error) {
+	if err := vectorFits(doc, m, item, n); err != nil {
+		return nil, err
+	}
 	var out []int
 	for j := range n {
 		v := int(at(j))
