@@ -29,9 +29,10 @@ func newExportTFLMCmd(a *app) *cobra.Command {
 metadata entry "OfflineMemoryAllocation", which TensorFlow Lite Micro (TFLM)
 reads at AllocateTensors: int32 [version, subgraphs, N, N offsets], one
 offset per tensor from the start of the arena's non-persistent section, -1
-where TFLM plans the tensor itself. An existing entry is replaced; every
-other part of the model keeps its meaning (the flatbuffer is rebuilt, each
-buffer's data aligned to 16 bytes as the schema asks).
+where TFLM plans the tensor itself. An existing entry is replaced; the
+original model's bytes are all kept, unchanged and as aligned as they were,
+after a new header (a root table that points into them, the buffers and
+metadata lists with the plan's added).
 
 The workload must be the model's ('hieropt import tflite in.tflite'), the
 plan a valid plan of it on the profile. Every tensor TFLM places (a block

@@ -5,7 +5,7 @@
 # does not accept "(deprecated)" on enum or union values: those two markers
 # (REDUCE_WINDOW and ReduceWindowOptions) are dropped from a temporary copy
 # first; the values themselves stay. --gen-object-api adds the object API
-# (ModelT, Pack, UnPack) with which hieropt export tflm rewrites a model.
+# (ModelT, Pack, UnPack) with which package tflm's tests build and compare models.
 # Run from this directory (go generate).
 set -eu
 tmp=$(mktemp -d)
