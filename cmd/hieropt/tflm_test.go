@@ -70,6 +70,15 @@ func TestPlanAndExportTFLM(t *testing.T) {
 	assert.Contains(t, r.stderr, "in SRAM")
 	r = runCLI(t, "", "verify", "--model", ex)
 	require.Equal(t, exitOK, r.code, r.stdout+r.stderr)
+	// A plan that keeps activations in two levels: refused, one line.
+	two := repo("testdata", "hw", "two-level-5k.yaml")
+	pl2 := filepath.Join(dir, "pd.two.json")
+	require.Equal(t, exitOK, runCLI(t, "", "optimize", "-q", "--workload", w, "--hw", two, "-o", pl2).code)
+	r = runCLI(t, "", "export", "tflm", "--workload", w, "--hw", two, pl2, "--model", model, "-o", small)
+	assert.Equal(t, exitFailed, r.code)
+	assert.Contains(t, r.stderr, "TFLM's arena is one memory")
+	assert.Equal(t, 1, strings.Count(r.stderr, "\n"), r.stderr)
+	assert.NoFileExists(t, small)
 	// Against another model: refused.
 	r = runCLI(t, "", "export", "tflm", "--workload", w, "--hw", "ethos-u55", pl, "--model", repo("testdata", "tflite", "hello_world_int8.tflite"), "-o", small)
 	assert.Equal(t, exitFailed, r.code)
