@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -134,4 +135,101 @@ func TestBranchyModel(t *testing.T) {
 	require.True(t, bytes.Equal(branchy(branchySeed), data), "%s is not branchy(%d)", path, branchySeed)
 	greedy, head := saving(t, data)
 	require.LessOrEqual(t, float64(head), 0.9*float64(greedy))
+}
+
+// elementwise builds a float32 chain of every operator the importer lets
+// run in place (tflite.InPlace) that TFLM's reference kernels have for
+// float32: each reads the one before (binary ones also a constant), so
+// that each may write its output over its input. TestTFLMHarnessEndToEnd
+// runs it with every such pair sharing its bytes.
+func elementwise() []byte {
+	r := rand.New(rand.NewPCG(11, 13))
+	m := &schema.ModelT{Version: 3, Description: "hieropt test model elementwise (tflm/branchy_test.go)"}
+	m.Buffers = []*schema.BufferT{{}}
+	g := &schema.SubGraphT{Name: "main"}
+	codes := map[schema.BuiltinOperator]uint32{}
+	tensor := func(name string, typ schema.TensorType, shape []int32, data []byte) int32 {
+		m.Buffers = append(m.Buffers, &schema.BufferT{Data: data})
+		g.Tensors = append(g.Tensors, &schema.TensorT{Name: name, Shape: shape, Type: typ, Buffer: uint32(len(m.Buffers) - 1)})
+		return int32(len(g.Tensors) - 1)
+	}
+	const n = 256
+	floats := func(lo, hi float64) []byte {
+		b := make([]byte, 4*n)
+		for i := range n {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(lo+(hi-lo)*r.Float64())))
+		}
+		return b
+	}
+	ints := func(v ...int32) []byte {
+		b := make([]byte, 4*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+		}
+		return b
+	}
+	prev := tensor("input", schema.TensorTypeFLOAT32, []int32{1, n}, nil)
+	g.Inputs = []int32{prev}
+	shape := []int32{1, n}
+	op := func(code schema.BuiltinOperator, opts *schema.BuiltinOptionsT, outShape []int32, extra ...int32) {
+		c, ok := codes[code]
+		if !ok {
+			c = uint32(len(m.OperatorCodes))
+			codes[code] = c
+			m.OperatorCodes = append(m.OperatorCodes, &schema.OperatorCodeT{DeprecatedBuiltinCode: int8(code), BuiltinCode: code, Version: 1})
+		}
+		out := tensor(fmt.Sprintf("%s_%d", schema.EnumNamesBuiltinOperator[code], len(g.Operators)), schema.TensorTypeFLOAT32, outShape, nil)
+		g.Operators = append(g.Operators, &schema.OperatorT{OpcodeIndex: c, Inputs: append([]int32{prev}, extra...), Outputs: []int32{out}, BuiltinOptions: opts})
+		prev, shape = out, outShape
+	}
+	constant := func(lo, hi float64) int32 {
+		return tensor(fmt.Sprintf("const_%d", len(g.Operators)), schema.TensorTypeFLOAT32, shape, floats(lo, hi))
+	}
+	opt := func(t schema.BuiltinOptions, v any) *schema.BuiltinOptionsT { return &schema.BuiltinOptionsT{Type: t, Value: v} }
+	op(schema.BuiltinOperatorABS, nil, shape)
+	op(schema.BuiltinOperatorADD, opt(schema.BuiltinOptionsAddOptions, &schema.AddOptionsT{}), shape, constant(0.5, 1))
+	op(schema.BuiltinOperatorSQRT, nil, shape)
+	op(schema.BuiltinOperatorRSQRT, nil, shape)
+	op(schema.BuiltinOperatorLOG, nil, shape)
+	op(schema.BuiltinOperatorEXP, nil, shape)
+	op(schema.BuiltinOperatorMUL, opt(schema.BuiltinOptionsMulOptions, &schema.MulOptionsT{}), shape, constant(-2, 2))
+	op(schema.BuiltinOperatorTANH, nil, shape)
+	op(schema.BuiltinOperatorSUB, opt(schema.BuiltinOptionsSubOptions, &schema.SubOptionsT{}), shape, constant(-1, 1))
+	op(schema.BuiltinOperatorLOGISTIC, nil, shape)
+	op(schema.BuiltinOperatorDIV, opt(schema.BuiltinOptionsDivOptions, &schema.DivOptionsT{}), shape, constant(0.25, 0.5))
+	op(schema.BuiltinOperatorNEG, nil, shape)
+	op(schema.BuiltinOperatorRELU, nil, shape)
+	op(schema.BuiltinOperatorSUB, opt(schema.BuiltinOptionsSubOptions, &schema.SubOptionsT{}), shape, constant(0, 2))
+	op(schema.BuiltinOperatorRELU6, nil, shape)
+	op(schema.BuiltinOperatorSUB, opt(schema.BuiltinOptionsSubOptions, &schema.SubOptionsT{}), shape, constant(1, 4))
+	op(schema.BuiltinOperatorLEAKY_RELU, opt(schema.BuiltinOptionsLeakyReluOptions, &schema.LeakyReluOptionsT{Alpha: 0.2}), shape)
+	op(schema.BuiltinOperatorHARD_SWISH, nil, shape)
+	newShape := tensor("reshape_to", schema.TensorTypeINT32, []int32{3}, ints(1, 16, 16))
+	op(schema.BuiltinOperatorRESHAPE, opt(schema.BuiltinOptionsReshapeOptions, &schema.ReshapeOptionsT{NewShape: []int32{1, 16, 16}}), []int32{1, 16, 16}, newShape)
+	axis := tensor("expand_axis", schema.TensorTypeINT32, []int32{1}, ints(1))
+	op(schema.BuiltinOperatorEXPAND_DIMS, nil, []int32{1, 1, 16, 16}, axis)
+	op(schema.BuiltinOperatorSQUEEZE, opt(schema.BuiltinOptionsSqueezeOptions, &schema.SqueezeOptionsT{SqueezeDims: []int32{1}}), []int32{1, 16, 16})
+	op(schema.BuiltinOperatorADD, opt(schema.BuiltinOptionsAddOptions, &schema.AddOptionsT{}), shape, constant(-1, 1))
+	g.Outputs = []int32{prev}
+	m.Subgraphs = []*schema.SubGraphT{g}
+	b := flatbuffers.NewBuilder(1 << 16)
+	b.FinishWithFileIdentifier(m.Pack(b), []byte("TFL3"))
+	return b.FinishedBytes()
+}
+
+// testdata/tflite/elementwise.tflite is what elementwise makes, and it
+// has an op of every type it means to cover, each able to run in place.
+func TestElementwiseModel(t *testing.T) {
+	path := filepath.Join("..", "testdata", "tflite", "elementwise.tflite")
+	if *writeBranchy {
+		require.NoError(t, os.WriteFile(path, elementwise(), 0o644))
+	}
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(elementwise(), data), "%s is not elementwise()", path)
+	m, err := Read(path, data)
+	require.NoError(t, err)
+	for k, op := range m.Graph.Ops {
+		require.True(t, m.inPlace(op.Inputs[0], op.Outputs[0], 0, 0), "op %d %s", k, op.Type)
+	}
 }

@@ -178,6 +178,9 @@ func TestTFLMHarnessEndToEnd(t *testing.T) {
 	// And a model where hieropt's head is a third below TFLM's own
 	// (tflm/branchy_test.go made it).
 	models = append(models, repo("testdata", "tflite", "branchy.tflite"))
+	// And a chain of every op the importer lets run in place, each over
+	// its input below (tflm/branchy_test.go made it).
+	models = append(models, repo("testdata", "tflite", "elementwise.tflite"))
 	const big = 8 << 20
 	corrupted := 0 // models whose outputs an overlapping plan changes
 	defer func() {
@@ -239,7 +242,10 @@ func TestTFLMHarnessEndToEnd(t *testing.T) {
 			if res.Head < res.Greedy {
 				_, _, code := harnessRun(t, h, model, least, 1)
 				require.NotZero(t, code, "TFLM's own plan runs in hieropt's arena")
-				require.Equal(t, res.Greedy-res.Head, orig-least, "the runtime saves what hieropt's head saves")
+				// It saves at most what the head saves: less where the
+				// least arena is set by TFLM's planner's own working
+				// space (per tensor) rather than by the head.
+				require.LessOrEqual(t, orig-least, res.Greedy-res.Head)
 			}
 			// In place: every pair an in-place op may share (its output
 			// over its last input) moved together above the rest, so
@@ -282,7 +288,8 @@ func TestTFLMHarnessEndToEnd(t *testing.T) {
 // inPlaceVariant returns TFLM's own plan of m with every pair an in-place
 // op may share (tflite.InPlace: its first output and an input whose life
 // ends there, of the same size) moved above the rest, each pair at one
-// offset; and the number of pairs.
+// offset (a chain of such ops all at one offset); and the number of
+// pairs.
 func inPlaceVariant(m *tflm.Model) ([]int32, int) {
 	offs, head := m.Greedy()
 	plan := make([]int32, len(offs))
@@ -290,6 +297,7 @@ func inPlaceVariant(m *tflm.Model) ([]int32, int) {
 		plan[i] = int32(o)
 	}
 	top, n := head, 0
+	moved := map[int]bool{} // tensors already given a shared offset
 	for k, op := range m.Graph.Ops {
 		if !tfliteimp.InPlace(op.Type) || len(op.Outputs) == 0 {
 			continue
@@ -300,8 +308,13 @@ func inPlaceVariant(m *tflm.Model) ([]int32, int) {
 			if plan[a] < 0 || plan[out.Index] < 0 || in.Last != k+1 || out.First != k+1 || in.Bytes != out.Bytes || in.Variable || out.Variable {
 				continue
 			}
-			plan[a], plan[out.Index] = int32(top), int32(top)
-			top += in.Size()
+			if moved[a] { // a chain: the output joins its input's offset
+				plan[out.Index] = plan[a]
+			} else {
+				plan[a], plan[out.Index] = int32(top), int32(top)
+				top += in.Size()
+			}
+			moved[a], moved[out.Index] = true, true
 			n++
 			break
 		}

@@ -26,7 +26,11 @@
 //   - an input or activation whose last reader is an elementwise or
 //     reshaping op (ADD, RELU, RESHAPE, ...) with an output of the same
 //     size is reusable (the op can run in place), as the ONNX importer
-//     marks it.
+//     marks it. TFLM's reference kernels run every such op in place with
+//     the same outputs (cmd/hieropt's TestTFLMHarnessEndToEnd, on
+//     testdata/tflite/elementwise.tflite and the shared models), but
+//     QUANTIZE, DEQUANTIZE, RELU_N1_TO_1 and RELU_0_TO_1, which that test
+//     does not run (taken as elementwise from their definitions).
 //
 // Models with more than one subgraph (control flow) are refused: TFLM's
 // offline plan covers the tensors of every subgraph.
