@@ -185,7 +185,9 @@ func elementwise() []byte {
 	constant := func(lo, hi float64) int32 {
 		return tensor(fmt.Sprintf("const_%d", len(g.Operators)), schema.TensorTypeFLOAT32, shape, floats(lo, hi))
 	}
-	opt := func(t schema.BuiltinOptions, v any) *schema.BuiltinOptionsT { return &schema.BuiltinOptionsT{Type: t, Value: v} }
+	opt := func(t schema.BuiltinOptions, v any) *schema.BuiltinOptionsT {
+		return &schema.BuiltinOptionsT{Type: t, Value: v}
+	}
 	op(schema.BuiltinOperatorABS, nil, shape)
 	op(schema.BuiltinOperatorADD, opt(schema.BuiltinOptionsAddOptions, &schema.AddOptionsT{}), shape, constant(0.5, 1))
 	op(schema.BuiltinOperatorSQRT, nil, shape)
