@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -77,7 +79,8 @@ func TestDeeployRecipe(t *testing.T) {
 			fmt.Sprintf("--capacity=%d", capacity), "--input="+in, "--output=output_minimalloc_testNet.csv")
 		cmd.Dir = work
 		out, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			return ee.ExitCode(), string(out)
 		}
 		require.NoError(t, err)
@@ -87,10 +90,9 @@ func TestDeeployRecipe(t *testing.T) {
 	capacity := maxLive + maxLive/10
 	code, out := run(capacity)
 	require.Equal(t, 0, code, out)
-	fh, err := os.Open(filepath.Join(work, "output_minimalloc_testNet.csv"))
+	data, err := os.ReadFile(filepath.Join(work, "output_minimalloc_testNet.csv"))
 	require.NoError(t, err)
-	defer fh.Close()
-	rows, err := csv.NewReader(fh).ReadAll()
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	require.NoError(t, err)
 	require.Equal(t, []string{"id", "lower", "upper", "size", "offset"}, rows[0])
 	addr := map[string][2]int64{}

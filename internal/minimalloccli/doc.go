@@ -82,6 +82,8 @@
 //	2  the input cannot be read or is invalid, no --input, or the output cannot be written
 //	3  internal error
 //
+// A failed write to stdout or stderr turns exit 0 into 2.
+//
 // 0 and 1 are MiniMalloc's. MiniMalloc also exits 1, silently, on an input
 // its reader rejects, and reads a missing or unreadable --input as an
 // empty problem (exit 0, a header-only output); hieropt reports both, with

@@ -1,8 +1,9 @@
 package minimalloccli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -44,35 +45,60 @@ type Env struct {
 // MiniMalloc's main does, packs the buffers of --input within --capacity
 // with hieropt's packer, writes the offsets to --output in MiniMalloc's
 // format, and returns the exit code. See the package documentation.
-func Run(args []string, env Env) int {
+func Run(args []string, env Env) (code int) {
 	if env.LookupEnv == nil {
 		env.LookupEnv = os.LookupEnv
 	}
+	st := &streams{out: bufio.NewWriter(env.Stdout), err: bufio.NewWriter(env.Stderr)}
+	defer func() {
+		// A failed write to stdout or stderr fails the run, as in hieropt.
+		if st.flush() != nil && code == ExitOK {
+			code = ExitInput
+		}
+	}()
 	f, errs := parseFlags(args, env.LookupEnv)
 	if len(errs) > 0 {
 		for _, e := range errs {
-			fmt.Fprintf(env.Stderr, "ERROR: %s\n", e)
+			fmt.Fprintf(st.err, "ERROR: %s\n", e)
 		}
 		return ExitFailed
 	}
 	switch {
 	case f.Help:
-		writeUsage(env.Stdout, env.Program)
+		writeUsage(st.out, env.Program)
 		return ExitFailed // as Abseil's --help
 	case f.Version:
-		fmt.Fprintf(env.Stdout, "%s\nVersion %s\n", env.Program, env.Version)
+		fmt.Fprintf(st.out, "%s\nVersion %s\n", env.Program, env.Version)
 		return ExitOK
 	case f.CheckOnly:
 		return ExitOK
 	}
-	r := &runner{f: f, env: env}
+	r := &runner{f: f, env: env, st: st}
 	return r.run()
+}
+
+// streams are Run's stdout and stderr, buffered: every message is flushed
+// at once, and the first error is kept.
+type streams struct {
+	out, err *bufio.Writer
+	failed   error
+}
+
+// flush flushes both streams and returns the first error so far.
+func (s *streams) flush() error {
+	for _, w := range []*bufio.Writer{s.out, s.err} {
+		if err := w.Flush(); err != nil && s.failed == nil {
+			s.failed = err
+		}
+	}
+	return s.failed
 }
 
 // runner is one Run past its flags.
 type runner struct {
 	f   *Flags
 	env Env
+	st  *streams
 	// midLine is true while the last thing written to stderr is the solve
 	// time, which MiniMalloc ends with no newline.
 	midLine bool
@@ -81,10 +107,11 @@ type runner struct {
 // note writes a line to stderr, prefixed with the program's name.
 func (r *runner) note(format string, args ...any) {
 	if r.midLine {
-		fmt.Fprintln(r.env.Stderr)
+		fmt.Fprintln(r.st.err)
 		r.midLine = false
 	}
-	fmt.Fprintf(r.env.Stderr, "%s: %s\n", r.env.Program, fmt.Sprintf(format, args...))
+	fmt.Fprintf(r.st.err, "%s: %s\n", r.env.Program, fmt.Sprintf(format, args...))
+	_ = r.st.flush() // kept, and reported by Run
 }
 
 func (r *runner) run() int {
@@ -120,7 +147,12 @@ func (r *runner) run() int {
 	}
 	write := r.env.WriteOutput
 	if write == nil {
-		write = func(path string, fill func(io.Writer) error) error { return WriteFile(path, r.env.Stdout, fill) }
+		write = func(path string, fill func(io.Writer) error) error {
+			if err := WriteFile(path, r.st.out, fill); err != nil {
+				return err
+			}
+			return r.st.flush()
+		}
 	}
 	if err := write(f.Output, func(w io.Writer) error { return writeCSV(w, bufs, offsets) }); err != nil {
 		r.note("%v", err)
@@ -131,17 +163,11 @@ func (r *runner) run() int {
 
 // readInput reads the input CSV.
 func readInput(path string) ([]buffer, error) {
-	fh, err := os.Open(path)
+	data, err := inputerr.ReadFile(inputerr.Doc("CSV", path), path)
 	if err != nil {
-		rule := err.Error()
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			rule = pe.Err.Error()
-		}
-		return nil, inputerr.New(inputerr.Doc("CSV", path), "", "cannot read: %s", rule)
+		return nil, err
 	}
-	defer fh.Close()
-	return readCSV(path, fh)
+	return readCSV(path, bytes.NewReader(data))
 }
 
 // solve packs the buffers and returns one offset per buffer, or the exit
@@ -207,7 +233,8 @@ func (r *runner) solve(bufs []buffer) ([]int64, int) {
 			return nil, ExitInternal
 		}
 	}
-	fmt.Fprintf(r.env.Stderr, "%.3f", time.Since(start).Seconds())
+	fmt.Fprintf(r.st.err, "%.3f", time.Since(start).Seconds())
+	_ = r.st.flush()
 	r.midLine = true
 	if !sol.Solved {
 		return nil, ExitFailed // MiniMalloc's NotFound or DeadlineExceeded
@@ -218,7 +245,8 @@ func (r *runner) solve(bufs []buffer) ([]int64, int) {
 		if checkErr != nil {
 			verdict = "FAIL"
 		}
-		fmt.Fprintln(r.env.Stderr, verdict)
+		fmt.Fprintln(r.st.err, verdict)
+		_ = r.st.flush()
 		r.midLine = false
 	}
 	if checkErr != nil {
@@ -234,7 +262,7 @@ func (r *runner) solve(bufs []buffer) ([]int64, int) {
 
 // writeUsage prints the flags with their defaults and what hieropt does
 // with them.
-func writeUsage(w io.Writer, program string) {
+func writeUsage(w *bufio.Writer, program string) {
 	fmt.Fprintf(w, `%s: MiniMalloc's command line, packed by hieropt's exact packer.
 
   %s --capacity=N --input=in.csv --output=out.csv [--timeout=60s] [--validate] [--minimize_capacity]

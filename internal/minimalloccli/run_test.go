@@ -537,3 +537,20 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// failWriter fails every write.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
+
+// TestStreamFailureFails: a run whose stderr cannot be written (the solve
+// time goes there) does not end with exit 0, though the output is written.
+func TestStreamFailureFails(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.csv")
+	var stdout bytes.Buffer
+	code := Run([]string{"--capacity=12", "--input=" + repo("testdata", "minimalloc", "input.12.csv"), "--output=" + out},
+		Env{Stdout: &stdout, Stderr: failWriter{}, Program: "hieropt-minimalloc"})
+	assert.Equal(t, ExitInput, code)
+	assert.FileExists(t, out)
+}
