@@ -85,6 +85,7 @@ or SIGTERM (optimize and pack write what they found so far and say so).`,
 		newPackCmd(a),
 		newCalibrateCmd(a),
 		newTuneCmd(a),
+		newMiniMallocCmd(a),
 	)
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
