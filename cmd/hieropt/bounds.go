@@ -2,6 +2,8 @@ package main
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -33,7 +35,15 @@ func newBoundsCmd(a *app) *cobra.Command {
   max-live     the most bytes live at one timestep;
   spill        per level, the least bytes that must sit below it (in slower
                levels) at the worst timestep;
-  cost bound   for each timestep, the least cost of its reads and writes if
+  cost bound   the better of two lower bounds on the cost (under the seed
+               model; the second alone under the others):
+    whole      the whole-program bound: each block's cheapest path through
+               the levels over its life (its reads, writes and moves priced
+               as a plan pays them), with each level's bytes at each
+               timestep priced so that the paths respect the capacities
+               (a Lagrangian relaxation improved by subgradient steps;
+               every step's value is a valid bound);
+    per step   for each timestep, the least cost of its reads and writes if
                the blocks accessed there could be split fractionally over
                the levels within their capacities (a small linear program),
                summed over the timesteps. Transfers only add cost, so no
@@ -170,8 +180,10 @@ type costBound struct {
 	// timeline model the least access costs (Timeline.Access).
 	Access   *bounds.Bound
 	Timeline *bounds.TimelineBound // under the timeline model
-	unit     string
-	steps    int
+	// Whole is the whole-program bound (seed003 only; nil otherwise).
+	Whole *bounds.WholeBound
+	unit  string
+	steps int
 }
 
 // costBoundOf computes the bound of p under the named model: the timeline
@@ -195,6 +207,14 @@ func costBoundOf(p *state.Problem, model string) (*costBound, error) {
 		return nil, internalErrorf("%v", err)
 	}
 	cb.Cost, cb.None, cb.Access = b.Cost, bounds.NoPlanning(p, m), b
+	// The whole-program bound, where it models the prices: the better
+	// of the two is the bound.
+	if wb, err := bounds.Whole(context.Background(), p, m, bounds.WholeOptions{}); err == nil {
+		cb.Whole = wb
+		cb.Cost = max(cb.Cost, wb.Cost)
+	} else if !errors.Is(err, bounds.ErrNotSeparable) {
+		return nil, internalErrorf("%v", err)
+	}
 	return cb, nil
 }
 
@@ -217,6 +237,9 @@ func (cb *costBound) how() string {
 	if tl := cb.Timeline; tl != nil {
 		return fmt.Sprintf("per op max(compute, least access cost); %d of %d ops compute-bound", tl.ComputeBound, cb.steps)
 	}
+	if cb.Whole != nil && cb.Whole.Cost > cb.Access.Cost {
+		return "whole-program bound"
+	}
 	return "per-timestep LP"
 }
 
@@ -229,7 +252,14 @@ func (cb *costBound) write(w io.Writer) {
 		fmt.Fprintf(w, "no planning  %s %s (every block in the slowest level it may use, no copies)\n", fmtCost(cb.None), cb.unit)
 		return
 	}
-	fmt.Fprintf(w, "cost bound   %s %s (%s)\n", fmtCost(cb.Cost), cb.unit, lps)
+	if wb := cb.Whole; wb != nil && wb.Cost > cb.Access.Cost {
+		fmt.Fprintf(w, "cost bound   %s %s (%s: the better of the two below)\n", fmtCost(cb.Cost), cb.unit, cb.how())
+		fmt.Fprintf(w, "  whole      %s %s (whole program: blocks persist and pay their moves; capacities priced, %d rows, %d steps; without prices %s)\n",
+			fmtCost(wb.Cost), cb.unit, wb.Rows, wb.Iterations, fmtCost(wb.Free))
+		fmt.Fprintf(w, "  per step   %s %s (%s)\n", fmtCost(cb.Access.Cost), cb.unit, lps)
+	} else {
+		fmt.Fprintf(w, "cost bound   %s %s (%s)\n", fmtCost(cb.Cost), cb.unit, lps)
+	}
 	fmt.Fprintf(w, "no planning  %s %s (every block in the slowest level it may use)\n", fmtCost(cb.None), cb.unit)
 }
 

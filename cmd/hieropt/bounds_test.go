@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -140,4 +142,29 @@ func TestOptimizeSummaryTimelineBound(t *testing.T) {
 	require.NotNil(t, sum.Captured)
 	assert.InDelta(t, (674-sum.Final)/(674-201), *sum.Captured, 1e-12)
 	assert.GreaterOrEqual(t, sum.Final, 201.0)
+}
+
+// Where capacities bind across timesteps, the whole-program bound is above
+// the per-timestep one: bounds prints both and takes it, and the plan is
+// measured against it.
+func TestBoundsWholeProgram(t *testing.T) {
+	dir := t.TempDir()
+	hw := repo("testdata", "hw", "seed003", "ethos-u55.yaml")
+	pl := filepath.Join(dir, "p.json")
+	require.Equal(t, exitOK, runCLI(t, "", "optimize", "-q", "--workload", "resnet50-int8", "--hw", hw, "-o", pl).code)
+	r := runCLI(t, "", "bounds", "--workload", "resnet50-int8", "--hw", hw, "--plan", pl)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	num := func(prefix string) float64 {
+		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(prefix) + `\s+([0-9.]+)`).FindStringSubmatch(r.stdout)
+		require.NotNil(t, m, "%q in\n%s", prefix, r.stdout)
+		v, err := strconv.ParseFloat(m[1], 64)
+		require.NoError(t, err)
+		return v
+	}
+	bound, whole, step := num("cost bound"), num("  whole"), num("  per step")
+	assert.Contains(t, r.stdout, "(whole-program bound: the better of the two below)")
+	assert.Equal(t, whole, bound)
+	assert.Greater(t, whole, step)
+	plan := num("plan")
+	assert.LessOrEqual(t, bound, plan)
 }

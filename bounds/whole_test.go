@@ -1,0 +1,171 @@
+package bounds_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hieropt/hieropt"
+	"github.com/hieropt/hieropt/bounds"
+	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/internal/fuzzcheck"
+	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/state"
+)
+
+// bruteForce returns the optimum of the model the whole-program bound
+// relaxes (R, in bounds/whole.go): every assignment of the live blocks to
+// levels at every timestep, within each level's capacity (a reusable block
+// counts no bytes at its last timestep), reads and writes priced by the
+// level, out+in per change of level, first placements free; by dynamic
+// programming over timesteps. ok is false when no assignment fits.
+func bruteForce(p *state.Problem, m costmodel.Model) (float64, bool) {
+	T, L := p.Prog.Timesteps(), p.Levels()
+	access := make([][]map[int]float64, p.Blocks())
+	for b := range access {
+		access[b] = make([]map[int]float64, L)
+		for l := 0; l < L; l++ {
+			if !p.Allowed(b, l) {
+				continue
+			}
+			mt := map[int]float64{}
+			m.Charges(p, b, []state.Seg{{From: int32(p.Block(b).First), Level: int32(l)}}, func(c costmodel.Charge) {
+				if c.Kind == costmodel.Read || c.Kind == costmodel.Write {
+					mt[c.Timestep] += c.Time
+				}
+			})
+			access[b][l] = mt
+		}
+	}
+	type state struct {
+		lv   map[int]int // block -> level
+		cost float64
+	}
+	var prev []state
+	for t := 0; t < T; t++ {
+		var live []int
+		for b := 0; b < p.Blocks(); b++ {
+			if blk := p.Block(b); blk.First <= t && t <= blk.Last {
+				live = append(live, b)
+			}
+		}
+		var cur []state
+		assign := make([]int, len(live))
+		var rec func(i int)
+		rec = func(i int) {
+			if i < len(live) {
+				for l := 0; l < L; l++ {
+					if p.Allowed(live[i], l) {
+						assign[i] = l
+						rec(i + 1)
+					}
+				}
+				return
+			}
+			use := make([]int64, L)
+			lv := map[int]int{}
+			var c float64
+			for k, b := range live {
+				l := assign[k]
+				lv[b] = l
+				if blk := p.Block(b); !(blk.Reusable && blk.Last == t) {
+					use[l] += p.Foot(b, l)
+				}
+				c += access[b][l][t]
+			}
+			for l := 0; l < L; l++ {
+				if use[l] > p.HW.Levels[l].Capacity {
+					return
+				}
+			}
+			best := math.Inf(1)
+			if t == 0 {
+				best = 0
+			}
+			for _, s := range prev {
+				mv := s.cost
+				for b, a := range s.lv {
+					if c2, ok := lv[b]; ok && c2 != a {
+						d := p.Block(b).Size
+						mv += p.HW.Levels[a].Out.Time(d) + p.HW.Levels[c2].In.Time(d)
+					}
+				}
+				best = math.Min(best, mv)
+			}
+			if !math.IsInf(best, 1) {
+				cur = append(cur, state{lv, best + c})
+			}
+		}
+		rec(0)
+		if len(cur) == 0 {
+			return 0, false
+		}
+		prev = cur
+	}
+	best := math.Inf(1)
+	for _, s := range prev {
+		best = math.Min(best, s.cost)
+	}
+	return best, true
+}
+
+// The whole-program bound is never above the optimum of the model it
+// relaxes, found by brute force on small random programs (and so never
+// above any valid plan); and it is at least its own start, L(0).
+func TestWholeBelowBruteForce(t *testing.T) {
+	m, _ := costmodel.Lookup("seed003")
+	lim := fuzzcheck.Limits{Ops: 6, Blocks: 5, Levels: 3}
+	checked, tighter := 0, 0
+	for i := 0; i < 800; i++ {
+		prog, prof := fuzzcheck.Problem(rand.New(rand.NewPCG(1811, uint64(i/2))), lim)
+		if i%2 == 1 && len(prof.Levels) > 1 {
+			// Tighten the fastest level to the largest block, so that
+			// capacity binds and the prices matter.
+			var big int64
+			for _, b := range prog.Blocks {
+				big = max(big, b.Size)
+			}
+			prof.Levels[0].Capacity = min(prof.Levels[0].Capacity, big+big/2)
+		}
+		p, err := state.Bind(prog, prof, "test")
+		if err != nil {
+			continue
+		}
+		opt, ok := bruteForce(p, m)
+		if !ok {
+			continue
+		}
+		w, err := bounds.Whole(context.Background(), p, m, bounds.WholeOptions{Upper: opt})
+		require.NoError(t, err)
+		require.LessOrEqual(t, w.Cost, opt+1e-9*math.Abs(opt), "program %d", i)
+		require.GreaterOrEqual(t, w.Cost, w.Free)
+		checked++
+		if w.Cost > w.Free*(1+1e-9) {
+			tighter++
+		}
+	}
+	require.Greater(t, checked, 100)
+	require.Positive(t, tighter, "the prices never raised the bound above L(0): nothing was tested")
+	t.Logf("%d programs, %d where the prices raised the bound", checked, tighter)
+}
+
+// On every shipped pair (the built-ins' seed-model copies) the bound is
+// at most the cost of hieropt's plan, and at least the per-timestep one's
+// start L(0).
+func TestWholeBelowPlans(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans every shipped pair")
+	}
+	m, _ := costmodel.Lookup("seed003")
+	for _, p := range testprog.ShippedPairs(t, "..") {
+		w, err := bounds.Whole(context.Background(), p, m, bounds.WholeOptions{})
+		require.NoError(t, err)
+		res, err := hieropt.Plan(context.Background(), p.Prog, p.HW, &hieropt.Settings{CostModel: "seed003"})
+		require.NoError(t, err, "%s/%s", p.Prog.Name, p.HW.Name)
+		cost := res.Plan.Cost.Final
+		require.LessOrEqual(t, w.Cost, cost*(1+1e-9), "%s/%s", p.Prog.Name, p.HW.Name)
+	}
+}
