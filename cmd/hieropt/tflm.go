@@ -125,6 +125,9 @@ func saving(greedy, head int64) string {
 	if greedy <= 0 || head < 0 {
 		return ""
 	}
+	if head > greedy {
+		return fmt.Sprintf(": %d B more than it", head-greedy)
+	}
 	return fmt.Sprintf(": saves %d B, %.1f%%", greedy-head, 100*float64(greedy-head)/float64(greedy))
 }
 
