@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -134,10 +135,14 @@ type benchRow struct {
 	peakLevel    string
 	peakPct      float64
 	transfers    int
-	elapsed      time.Duration
-	coreTimes    []time.Duration // with --cores: the median per core count
-	copiesTime   time.Duration   // with --copies: the median for N copies on N cores
-	status       string          // "valid", or why there is no plan
+	// bound is the cost lower bound under the plan's model (the one
+	// 'hieropt bounds' prints: under the seed model the better of the
+	// whole-program and per-timestep bounds); NaN if unknown.
+	bound      float64
+	elapsed    time.Duration
+	coreTimes  []time.Duration // with --cores: the median per core count
+	copiesTime time.Duration   // with --copies: the median for N copies on N cores
+	status     string          // "valid", or why there is no plan
 }
 
 func (a *app) bench(o *benchOptions, s *hieropt.Settings) error {
@@ -286,6 +291,10 @@ func (a *app) benchOne(prog *workload.Program, prof *hw.Profile, o *benchOptions
 		return internalErrorf("bench %s on %s: the search made the plan worse (%v > %v)", p.Prog.Name, p.HW.Name, row.cost, row.initial)
 	}
 	row.status = "valid"
+	row.bound = math.NaN()
+	if cb, err := costBoundOf(p, res.Model.Name()); err == nil {
+		row.bound = cb.Cost
+	}
 	row.transfers = res.Layout.Transfers()
 	peaks := costmodel.PeakBytes(p, res.Layout)
 	row.peakLevel = p.HW.Levels[0].Name
@@ -345,26 +354,45 @@ func shortReason(err error) string {
 
 func writeBenchMD(a *app, rows []benchRow) {
 	w := a.stdout
-	fmt.Fprintln(w, "| workload | profile | initial cost | final cost | reduction | fastest level peak | transfers | time | plan |")
-	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-	var sum float64
-	var n int
+	fmt.Fprintln(w, "| workload | profile | initial cost | final cost | reduction | cost bound | above the bound | fastest level peak | transfers | time | plan |")
+	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	var sum, gaps, worst float64
+	var n, ng int
 	var total time.Duration
 	for _, r := range rows {
 		if r.status != "valid" {
-			fmt.Fprintf(w, "| %s | %s | | | | | | | %s |\n", r.workload, r.hw, strings.ReplaceAll(r.status, "|", "/"))
+			fmt.Fprintf(w, "| %s | %s | | | | | | | | | %s |\n", r.workload, r.hw, strings.ReplaceAll(r.status, "|", "/"))
 			continue
 		}
 		red := reduction(r.initial, r.cost)
 		sum += red
 		n++
 		total += r.elapsed
-		fmt.Fprintf(w, "| %s | %s | %.2f | %.2f | %.2f%% | %s %.1f%% | %d | %s | valid |\n",
-			r.workload, r.hw, r.initial, r.cost, red, r.peakLevel, r.peakPct, r.transfers, fmtDuration(r.elapsed))
+		bound, gap := "-", "-"
+		if g := gapPct(r.cost, r.bound); !math.IsNaN(g) {
+			bound, gap = fmt.Sprintf("%.2f", r.bound), fmt.Sprintf("%.2f%%", g)
+			gaps += g
+			worst = max(worst, g)
+			ng++
+		}
+		fmt.Fprintf(w, "| %s | %s | %.2f | %.2f | %.2f%% | %s | %s | %s %.1f%% | %d | %s | valid |\n",
+			r.workload, r.hw, r.initial, r.cost, red, bound, gap, r.peakLevel, r.peakPct, r.transfers, fmtDuration(r.elapsed))
 	}
 	if n > 0 {
 		fmt.Fprintf(w, "\n%d plans, all valid; mean reduction %.2f%%; total planning time %s\n", n, sum/float64(n), fmtDuration(total))
 	}
+	if ng > 0 {
+		fmt.Fprintf(w, "above the cost bound: mean %.2f%%, worst %.2f%% (%d plans)\n", gaps/float64(ng), worst, ng)
+	}
+}
+
+// gapPct is how far cost is above bound, in percent; NaN without a
+// positive bound.
+func gapPct(cost, bound float64) float64 {
+	if math.IsNaN(bound) || bound <= 0 {
+		return math.NaN()
+	}
+	return 100 * (cost - bound) / bound
 }
 
 // writeBenchGrid prints a grid: a row per workload, a column per profile,
@@ -423,16 +451,20 @@ func reduction(initial, final float64) float64 {
 
 func writeBenchCSV(a *app, rows []benchRow) error {
 	cw := csv.NewWriter(a.stdout)
-	if err := cw.Write([]string{"workload", "profile", "initial_cost", "final_cost", "reduction_pct", "fast_level", "fast_peak_pct", "transfers", "seconds", "status"}); err != nil {
+	if err := cw.Write([]string{"workload", "profile", "initial_cost", "final_cost", "reduction_pct", "fast_level", "fast_peak_pct", "transfers", "seconds", "status", "cost_bound", "above_bound_pct"}); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		rec := []string{r.workload, r.hw, "", "", "", "", "", "", "", r.status}
+		rec := []string{r.workload, r.hw, "", "", "", "", "", "", "", r.status, "", ""}
 		if r.status == "valid" {
+			bound, gap := "", ""
+			if g := gapPct(r.cost, r.bound); !math.IsNaN(g) {
+				bound, gap = strconv.FormatFloat(r.bound, 'f', -1, 64), strconv.FormatFloat(g, 'f', 4, 64)
+			}
 			rec = []string{r.workload, r.hw, strconv.FormatFloat(r.initial, 'f', -1, 64), strconv.FormatFloat(r.cost, 'f', -1, 64),
 				strconv.FormatFloat(reduction(r.initial, r.cost), 'f', 4, 64), r.peakLevel,
 				strconv.FormatFloat(r.peakPct, 'f', 2, 64), strconv.Itoa(r.transfers),
-				strconv.FormatFloat(r.elapsed.Seconds(), 'f', 6, 64), r.status}
+				strconv.FormatFloat(r.elapsed.Seconds(), 'f', 6, 64), r.status, bound, gap}
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

@@ -89,3 +89,26 @@ func TestBenchCores(t *testing.T) {
 		assert.Contains(t, r.stderr, "hieropt: "+c.err+"\n", c.args)
 	}
 }
+
+// bench's gap to the bound: every plan's cost bound (the one 'hieropt
+// bounds' prints) is at most its cost, and the percentage is the cost's
+// distance above it.
+func TestBenchGapToBound(t *testing.T) {
+	hws := repo("testdata", "hw", "seed003", "ethos-u55.yaml") + "," + repo("testdata", "hw", "seed003", "h100-sm.yaml")
+	r := runCLI(t, "", "bench", "--workloads", "resnet18-int8,squeezenet1_1-int8", "--hw", hws, "--format", "csv")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"cost_bound", "above_bound_pct"}, recs[0][10:])
+	require.Len(t, recs, 5)
+	for _, rec := range recs[1:] {
+		cost, err := strconv.ParseFloat(rec[3], 64)
+		require.NoError(t, err)
+		bound, err := strconv.ParseFloat(rec[10], 64)
+		require.NoError(t, err, "%v", rec)
+		gap, err := strconv.ParseFloat(rec[11], 64)
+		require.NoError(t, err)
+		require.LessOrEqual(t, bound, cost, "%v", rec)
+		require.InDelta(t, 100*(cost-bound)/bound, gap, 1e-3, "%v", rec)
+	}
+}
