@@ -189,6 +189,12 @@ type costBound struct {
 // costBoundOf computes the bound of p under the named model: the timeline
 // model, or a registered cost model.
 func costBoundOf(p *state.Problem, model string) (*costBound, error) {
+	return costBoundCtx(context.Background(), p, model)
+}
+
+// costBoundCtx is costBoundOf whose whole-program bound stops when ctx
+// ends (the bound is then looser, still valid).
+func costBoundCtx(ctx context.Context, p *state.Problem, model string) (*costBound, error) {
 	cb := &costBound{Model: model, unit: hw.Units(p.HW.TimeUnit), steps: p.Prog.Timesteps()}
 	if model == verify.TimelineModel {
 		tl, err := bounds.Timeline(p)
@@ -209,7 +215,7 @@ func costBoundOf(p *state.Problem, model string) (*costBound, error) {
 	cb.Cost, cb.None, cb.Access = b.Cost, bounds.NoPlanning(p, m), b
 	// The whole-program bound, where it models the prices: the better
 	// of the two is the bound.
-	if wb, err := bounds.Whole(context.Background(), p, m, bounds.WholeOptions{}); err == nil {
+	if wb, err := bounds.Whole(ctx, p, m, bounds.WholeOptions{}); err == nil {
 		cb.Whole = wb
 		cb.Cost = max(cb.Cost, wb.Cost)
 	} else if !errors.Is(err, bounds.ErrNotSeparable) {
@@ -280,8 +286,8 @@ func fmtCaptured(c float64) string {
 // boundLine is the summary's line about the cost bound under the plan's
 // model: the per-timestep LP bound, or the timeline bound; cost is the
 // plan's.
-func boundLine(p *state.Problem, model string, cost float64) string {
-	cb, err := costBoundOf(p, model)
+func boundLine(ctx context.Context, p *state.Problem, model string, cost float64) string {
+	cb, err := costBoundCtx(ctx, p, model)
 	if err != nil {
 		return "cost bound unavailable: " + errorText(err)
 	}

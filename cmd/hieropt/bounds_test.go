@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -108,10 +109,10 @@ func TestBoundsModelOfTheProfile(t *testing.T) {
 func TestBoundLineTimeline(t *testing.T) {
 	p := testProblem(t, tlWorkload, tlProfile)
 	assert.Equal(t, "201.00 cycles (per op max(compute, least access cost); 1 of 5 ops compute-bound; no planning costs 674.00): "+
-		"the plan captures 63.0% of what planning can gain", boundLine(p, "timeline", 376))
+		"the plan captures 63.0% of what planning can gain", boundLine(context.Background(), p, "timeline", 376))
 	// Under the seed model: (674 - 376) / (674 - 170) = 298/504 = 59.1%.
 	assert.Equal(t, "170.00 cycles (per-timestep LP; no planning costs 674.00): the plan captures 59.1% of what planning can gain",
-		boundLine(p, "seed003", 376))
+		boundLine(context.Background(), p, "seed003", 376))
 }
 
 // TestOptimizeSummaryTimelineBound: optimize's summary, text and JSON,

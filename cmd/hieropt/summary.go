@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -41,6 +42,23 @@ type summary struct {
 
 // boundSkipped reports whether the summary leaves the cost bound out for
 // want of time (decided once, when first asked).
+// costBound is the cost bound under the plan's model, its whole-program
+// part cut at the command's deadline, if it has one.
+func (s *summary) costBound() (*costBound, error) {
+	return costBoundCtx(s.boundCtx(), s.p, s.model.Name())
+}
+
+// boundCtx ends at the command's deadline, if it has one: the
+// whole-program bound stops there (looser, still valid).
+func (s *summary) boundCtx() context.Context {
+	if s.timing == nil || s.timing.deadline.IsZero() {
+		return context.Background()
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), s.timing.deadline)
+	_ = cancel // released when the deadline passes; the command ends soon after
+	return ctx
+}
+
 func (s *summary) boundSkipped() bool {
 	if s.skipBound == nil {
 		skip := s.timing != nil && !s.timing.boundFits(s.p)
@@ -80,7 +98,7 @@ func (s *summary) write(w io.Writer) {
 	if s.boundSkipped() {
 		fmt.Fprintf(w, "bound      not computed: the time limit left no time for it ('hieropt bounds' computes it)\n")
 	} else {
-		fmt.Fprintf(w, "bound      %s\n", boundLine(p, s.model.Name(), s.plan.Cost.Final))
+		fmt.Fprintf(w, "bound      %s\n", boundLine(s.boundCtx(), p, s.model.Name(), s.plan.Cost.Final))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-*s\tcapacity\tpeak\tpeak %%\treads\twrites\tmoved in\tmoved out\ttraffic\ttime\ttime %%\t\n", width, "level")
@@ -275,7 +293,7 @@ func (s *summary) writeJSON(w io.Writer) error {
 	}
 	if s.boundSkipped() {
 		// No time left for it under the time limit: left out.
-	} else if cb, err := costBoundOf(p, s.model.Name()); err == nil {
+	} else if cb, err := s.costBound(); err == nil {
 		out.Bound = &cb.Cost
 		if c := bounds.Captured(out.NoPlanning, out.Final, cb.Cost); !math.IsNaN(c) {
 			out.Captured = &c
