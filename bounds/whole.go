@@ -211,7 +211,7 @@ func newWhole(p *state.Problem, m costmodel.Model) *whole {
 				c, by, r := 0.0, 0.0, int32(-1)
 				if p.Allowed(b, l) {
 					c = w.access[b][l][t]
-					if !(blk.Reusable && t == blk.Last) {
+					if !blk.Reusable || t != blk.Last {
 						by = float64(p.Foot(b, l))
 					}
 					if k, ok := w.rowAt[[2]int{l, t}]; ok {

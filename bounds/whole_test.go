@@ -71,7 +71,7 @@ func bruteForce(p *state.Problem, m costmodel.Model) (float64, bool) {
 			for k, b := range live {
 				l := assign[k]
 				lv[b] = l
-				if blk := p.Block(b); !(blk.Reusable && blk.Last == t) {
+				if blk := p.Block(b); !blk.Reusable || blk.Last != t {
 					use[l] += p.Foot(b, l)
 				}
 				c += access[b][l][t]
