@@ -330,7 +330,7 @@ func (a *app) optimize(o *optimizeOptions, s *hieropt.Settings) error {
 		}
 	}
 	if o.ASCII {
-		if err := render.ASCII(a.stderr, p, res.Layout, 100, 8); err != nil {
+		if err := render.ASCII(a.stderr, p, res.Layout, 100, 8, nil); err != nil {
 			return err
 		}
 	}

@@ -135,7 +135,7 @@ func (a *app) render(o *renderOptions, planArg string) error {
 		return err
 	}
 	if o.ASCII {
-		return a.writeOutput(o.Output, func(w io.Writer) error { return render.ASCII(w, p, lay, o.Width, o.Rows) })
+		return a.writeOutput(o.Output, func(w io.Writer) error { return render.ASCII(w, p, lay, o.Width, o.Rows, nil) })
 	}
 	if o.Timeline {
 		return a.renderTimeline(o, p, planArg, pl, lay)
