@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/state"
@@ -36,6 +37,22 @@ type Report struct {
 	Settings [][2]string
 	// Version is hieropt's version.
 	Version string
+	// Status is how the planner that made Final ended ("converged", "time
+	// limit", "cancelled"), with what the time limit cut if anything;
+	// "" when it is not known (a plan read from a file).
+	Status string
+	// Bound, if not nil, is the lower bound on Final's cost under Model
+	// (as 'hieropt bounds' computes it), shown at the top of the report.
+	Bound *CostBound
+}
+
+// CostBound is a lower bound on a plan's cost and the cost of planning
+// nothing, as package bounds computes them; How says how it was found.
+// When Skipped is not "", there is no bound and Skipped says why.
+type CostBound struct {
+	Cost, None float64
+	How        string
+	Skipped    string
 }
 
 // The report's limits.
@@ -261,6 +278,18 @@ type summaryData struct {
 	// Timeline: the model overlaps the levels' work (the times add up to
 	// more than the plan's).
 	Timeline bool
+	// Outcome is the line at the top of the report: the planner's status
+	// and the plan against the lower bound.
+	Outcome outcome
+}
+
+// outcome is how the plan was made and how far it is from the bound.
+type outcome struct {
+	Status      text
+	StatusClass string // " worse" unless converged
+	Bound       text   // the bound's figures, or why there is none
+	Gap         string // (final - bound) / bound, "" without a bound
+	Captured    string // bounds.Captured, "" without a bound
 }
 
 // card is one figure of the summary; Class is "", " better" or " worse".
@@ -309,6 +338,13 @@ func (g *reportGen) summary() summaryData {
 		}
 	}
 	add("reduction", red, cls, "(initial - final) / initial")
+	s.Outcome = g.outcome(cf)
+	if g.r.Status != "" {
+		add("status", g.r.Status, s.Outcome.StatusClass, "how the planner ended")
+	}
+	if s.Outcome.Gap != "" {
+		add("above the lower bound", s.Outcome.Gap, "", "(final - bound) / bound; the plan captures "+s.Outcome.Captured+" of what planning can gain")
+	}
 	add("max-live lower bound", Bytes(g.stats.MaxLive), "", fmt.Sprintf("%d B at timestep %d", g.stats.MaxLive, g.stats.MaxLiveAt))
 	add("transfers (final)", strconv.Itoa(g.copies(g.final)), "", "")
 	add("placements (final)", strconv.Itoa(g.placementsF), "", "")
@@ -337,6 +373,41 @@ func (g *reportGen) summary() summaryData {
 		}
 	}
 	return s
+}
+
+// outcome says how the planner ended and where the final plan (cost cf)
+// stands against the bound: its gap above the bound and the share of
+// what planning can gain it captures (bounds.Captured, as the summary
+// and 'hieropt bounds --plan' print it).
+func (g *reportGen) outcome(cf float64) outcome {
+	var o outcome
+	switch st := g.r.Status; {
+	case st == "":
+		o.Status = txt("not recorded in the plan ('hieropt optimize --report' records it)")
+	default:
+		o.Status = txt(st)
+		if !strings.HasPrefix(st, "converged") {
+			o.StatusClass = " worse"
+		}
+	}
+	b := g.r.Bound
+	switch {
+	case b == nil:
+		o.Bound = txt("not computed")
+	case b.Skipped != "":
+		o.Bound = txt("not computed: " + b.Skipped)
+	default:
+		o.Bound = txt(fmt.Sprintf("%s %s (%s); planning nothing costs %s", repCost(b.Cost), g.unit, b.How, repCost(b.None)))
+		if b.Cost > 0 {
+			o.Gap = fmt.Sprintf("%.2f%%", 100*(cf-b.Cost)/b.Cost)
+		}
+		if c := bounds.Captured(b.None, cf, b.Cost); !math.IsNaN(c) {
+			o.Captured = fmt.Sprintf("%.1f%%", 100*c)
+		} else {
+			o.Captured = "- (the bound leaves nothing to gain)"
+		}
+	}
+	return o
 }
 
 // diagramsData: the time-space diagrams of both plans, side by side.
