@@ -186,8 +186,8 @@ func (r LevelRange) String() string {
 }
 
 // addrLabel prints an address in the largest binary unit that shows it
-// exactly with at most one decimal (2041 MiB, not 2 GiB; 1.5 GiB), else
-// as bytesLabel does.
+// exactly with at most one decimal (2041 MiB, not 2 GiB; 1.5 GiB) and in
+// at most four digits, else as bytesLabel does.
 func addrLabel(v int64) string {
 	if v == 0 {
 		return "0"
@@ -197,7 +197,7 @@ func addrLabel(v int64) string {
 		if v >= unit && (v*10)%unit == 0 {
 			return bytesLabel(v)
 		}
-		if k >= 2 && v >= unit && v%(unit>>10) == 0 {
+		if k >= 2 && v >= unit && v%(unit>>10) == 0 && v/(unit>>10) < 10000 {
 			// Exact in the unit below: say it there.
 			return strconv.FormatInt(v/(unit>>10), 10) + " " + string("KMGTPE"[k-2]) + "iB"
 		}

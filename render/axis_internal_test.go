@@ -47,7 +47,7 @@ func TestLevelRange(t *testing.T) {
 
 func TestAddrLabel(t *testing.T) {
 	for v, want := range map[int64]string{0: "0", 512: "512", 1536: "1.5 KiB", 128 << 20: "128 MiB",
-		2041 << 20: "2041 MiB", 2 << 30: "2 GiB", 1<<30 + 1<<29: "1.5 GiB", 1000: "1000", 1025: "1 KiB"} {
+		2041 << 20: "2041 MiB", 2 << 30: "2 GiB", 1<<30 + 1<<29: "1.5 GiB", 1000: "1000", 1025: "1 KiB", 85176483840: "79.3 GiB"} {
 		assert.Equal(t, want, addrLabel(v), "%d", v)
 	}
 }
