@@ -30,7 +30,7 @@ func ASCII(w io.Writer, p *state.Problem, lay *state.Layout, width, rows int, wi
 	}
 	T := t1 - t0
 	cols := min(width, T)
-	ranges := Ranges(p, lay)
+	ranges := rangesIn(p, t0, t1, []*state.Layout{lay})
 	bw := bufio.NewWriter(w)
 	per := float64(T) / float64(cols) // timesteps per column
 	span := ""

@@ -53,10 +53,24 @@ func (r LevelRange) Top() int64 { return r.Bands[len(r.Bands)-1].Hi }
 // power-of-two step (and to the capacity when that is close). A level no
 // placement uses is drawn whole.
 func Ranges(p *state.Problem, lays ...*state.Layout) []LevelRange {
+	return rangesIn(p, 0, p.Prog.Timesteps(), lays)
+}
+
+// rangesIn is Ranges of the placements that meet timesteps [t0, t1) (a
+// resident one meets every timestep).
+func rangesIn(p *state.Problem, t0, t1 int, lays []*state.Layout) []LevelRange {
 	used := make([][]Band, p.Levels())
 	for _, lay := range lays {
 		for b, segs := range lay.Segs {
-			for _, s := range segs {
+			last := p.Block(b).Last
+			for i, s := range segs {
+				to := last
+				if i+1 < len(segs) {
+					to = int(segs[i+1].From) - 1
+				}
+				if !s.IsResident() && (to < t0 || int(s.Start()) >= t1) {
+					continue
+				}
 				l := int(s.Level)
 				used[l] = append(used[l], Band{s.Offset, s.Offset + p.Foot(b, l)})
 			}

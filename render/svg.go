@@ -150,7 +150,7 @@ func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
 	for i, d := range ds {
 		lays[i] = d.Layout
 	}
-	ranges := Ranges(p, lays...)
+	ranges := rangesIn(p, t0, t1, lays)
 	axes := make([]*addrAxis, len(ranges))
 	for l, r := range ranges {
 		axes[l] = newAddrAxis(r, float64(o.PanelHeight), axisBreakPx)
@@ -201,7 +201,7 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry, spa
 	T := p.Prog.Timesteps()
 	title := d.Title
 	if g.t0 > 0 || g.t1 < T {
-		title += fmt.Sprintf(" · timesteps %d–%d of %d", g.t0, g.t1-1, T)
+		title = fmt.Sprintf("timesteps %d–%d of %d · %s", g.t0, g.t1-1, T, title)
 	}
 	fmt.Fprintf(bw, `<g class="diagram"><text x="%s" y="%d" font-size="14" font-weight="bold">%s</text>`+"\n",
 		num(g.x0), marginTop-22, esc(title))
