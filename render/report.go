@@ -826,29 +826,47 @@ func (g *reportGen) occupancyLevel(l int) occupancyLevel {
 	for _, v := range ticks(top, 4) {
 		d.Grid = append(d.Grid, gridLine{y(v), bytesLabel(int64(v))})
 	}
-	// The final plan: a filled step area.
+	// The final plan: a filled step area; a program longer than the
+	// chart's pixel columns is drawn a column at a time, at the most
+	// bytes busy in the column (peaks are kept).
+	steps := occupancySteps(T, int(pw))
 	var path strings.Builder
 	fmt.Fprintf(&path, "M%s %s", num(x(0)), num(y(0)))
-	for t := 0; t < T; t++ {
-		fmt.Fprintf(&path, "V%sH%s", num(y(float64(g.busyF[l][t]))), num(x(t+1)))
+	for _, st := range steps {
+		fmt.Fprintf(&path, "V%sH%s", num(y(float64(slices.Max(g.busyF[l][st[0]:st[1]])))), num(x(st[1])))
 	}
 	fmt.Fprintf(&path, "V%sZ", num(y(0)))
 	d.Final = path.String()
 	if !g.same {
 		path.Reset()
-		for t := 0; t < T; t++ {
-			yy := num(y(float64(g.busyI[l][t])))
-			if t == 0 {
+		for i, st := range steps {
+			yy := num(y(float64(slices.Max(g.busyI[l][st[0]:st[1]]))))
+			if i == 0 {
 				fmt.Fprintf(&path, "M%s %s", num(x(0)), yy)
 			} else {
 				fmt.Fprintf(&path, "V%s", yy)
 			}
-			fmt.Fprintf(&path, "H%s", num(x(t+1)))
+			fmt.Fprintf(&path, "H%s", num(x(st[1])))
 		}
 		d.Initial = path.String()
 		d.InitialTitle = txt(fmt.Sprintf("initial plan: peak %s (%d B)", Bytes(peakI), peakI))
 	}
 	return d
+}
+
+// occupancySteps cuts timesteps [0, T) into the steps of an occupancy
+// chart of cols pixel columns: one per timestep when T <= cols, else one
+// per column, [start, end) each.
+func occupancySteps(T, cols int) [][2]int {
+	n := min(T, cols)
+	out := make([][2]int, 0, n)
+	for k := range n {
+		a, b := k*T/n, (k+1)*T/n
+		if b > a {
+			out = append(out, [2]int{a, b})
+		}
+	}
+	return out
 }
 
 // blocksData: the most expensive blocks of the final plan.

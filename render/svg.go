@@ -85,14 +85,15 @@ var kindColor = map[workload.Kind]string{
 }
 
 const (
-	marginLeft   = 78
-	marginRight  = 16
-	marginTop    = 44
-	panelGap     = 34
-	axisHeight   = 22
-	namesHeight  = 16 // the row of op or group names under a panel's axis
-	legendHeight = 30
-	diagramGap   = 40
+	marginLeft    = 78
+	marginRight   = 16
+	marginTop     = 44
+	panelGap      = 34
+	axisHeight    = 22
+	namesHeight   = 16 // the row of op or group names under a panel's axis
+	aggNoteHeight = 16 // the note under the legend of an aggregated drawing
+	legendHeight  = 30
+	diagramGap    = 40
 )
 
 // geometry places the panels of one diagram.
@@ -106,6 +107,7 @@ type geometry struct {
 	ranges []LevelRange
 	// per level: the top of the panel
 	panelY0 []float64
+	agg     bool // drawn a pixel at a time (aggregated)
 }
 
 func (g *geometry) x(t int) float64 { return g.x0 + float64(t-g.t0)*g.dx }
@@ -160,6 +162,18 @@ func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
 	totalW := diagW*float64(len(ds)) + float64(diagramGap*(len(ds)-1))
 	panelsH := float64(L)*(float64(o.PanelHeight)+float64(axisHeight+namesHeight)) + float64((L-1)*panelGap)
 	totalH := float64(marginTop) + panelsH + float64(legendHeight) + 24
+	// Which diagrams are drawn a pixel at a time: they get a note under
+	// the legend.
+	aggs := make([]bool, len(ds))
+	anyAgg := false
+	for i, d := range ds {
+		g := &geometry{width: float64(o.Width), t0: t0, t1: t1}
+		aggs[i] = aggregated(p, d.Layout, g)
+		anyAgg = anyAgg || aggs[i]
+	}
+	if anyAgg {
+		totalH += aggNoteHeight
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="sans-serif" font-size="11">`+"\n",
 		num(totalW), num(totalH), num(totalW), num(totalH))
@@ -184,20 +198,29 @@ func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
 			dx:     float64(o.Width) / float64(t1-t0),
 			axes:   axes,
 			ranges: ranges,
+			agg:    aggs[i],
 		}
 		y := float64(marginTop)
 		for l := 0; l < L; l++ {
 			g.panelY0 = append(g.panelY0, y)
 			y += float64(o.PanelHeight) + float64(axisHeight+namesHeight) + float64(panelGap)
 		}
-		drawDiagram(bw, p, d, g, spans, group)
+		if err := drawDiagram(bw, p, d, g, spans, group); err != nil {
+			return err
+		}
 	}
-	drawLegend(bw, totalH-float64(legendHeight)-4, flight)
+	legendY := totalH - float64(legendHeight) - 4
+	if anyAgg {
+		legendY -= aggNoteHeight
+		fmt.Fprintf(bw, `<text class="aggnote" x="%d" y="%s" fill="#555">%d timesteps on %d px: drawn a pixel at a time, coloured by the kind of block covering most of the pixel (grey: a copy in flight's destination), as opaque as it is full; hover a column for its blocks. Transfers: the report, or export memmap.</text>`+"\n",
+			marginLeft, num(legendY+legendHeight+6), t1-t0, o.Width)
+	}
+	drawLegend(bw, legendY, flight)
 	bw.WriteString("</svg>\n")
 	return bw.Flush()
 }
 
-func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry, spans []timeSpan, group bool) {
+func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry, spans []timeSpan, group bool) error {
 	T := p.Prog.Timesteps()
 	title := d.Title
 	if g.t0 > 0 || g.t1 < T {
@@ -209,6 +232,13 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry, spa
 		drawPanel(bw, p, g, l, spans, group)
 	}
 	lay := d.Layout
+	if g.agg {
+		if err := drawAggregated(bw, p, lay, g); err != nil {
+			return err
+		}
+		bw.WriteString("</g>\n")
+		return nil
+	}
 	// Placements.
 	for b, segs := range lay.Segs {
 		blk := p.Block(b)
@@ -327,6 +357,7 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry, spa
 		}
 	}
 	bw.WriteString("</g>\n")
+	return nil
 }
 
 // isLoad reports whether s, block b's first segment, is filled by a load:
