@@ -39,7 +39,7 @@ func TestAggregatedDiagram(t *testing.T) {
 		assert.Equal(t, 960/4, strings.Count(m[1], "<rect "), "a hover column per 4 px")
 		assert.Equal(t, 960/4, strings.Count(m[1], "<title>timesteps "))
 	}
-	assert.Contains(t, buf.String(), "8000 timesteps on 960 px: drawn a pixel at a time")
+	assert.Contains(t, buf.String(), "8000 timesteps on 960 px: a pixel each")
 	imgs := aggImageRE.FindAllStringSubmatch(buf.String(), -1)
 	require.Len(t, imgs, p.Levels())
 	data, err := base64.StdEncoding.DecodeString(imgs[0][3])

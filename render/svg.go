@@ -20,6 +20,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
@@ -92,8 +93,11 @@ const (
 	axisHeight    = 22
 	namesHeight   = 16 // the row of op or group names under a panel's axis
 	aggNoteHeight = 16 // the note under the legend of an aggregated drawing
-	legendHeight  = 30
-	diagramGap    = 40
+	// diagramTitleCharW is the width of a character of a diagram's title
+	// (14 px bold sans-serif, a little above the average).
+	diagramTitleCharW = 8.4
+	legendHeight      = 30
+	diagramGap        = 40
 )
 
 // geometry places the panels of one diagram.
@@ -212,7 +216,7 @@ func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
 	legendY := totalH - float64(legendHeight) - 4
 	if anyAgg {
 		legendY -= aggNoteHeight
-		fmt.Fprintf(bw, `<text class="aggnote" x="%d" y="%s" fill="#555">%d timesteps on %d px: drawn a pixel at a time, coloured by the kind of block covering most of the pixel (grey: a copy in flight's destination), as opaque as it is full; hover a column for its blocks. Transfers: the report, or export memmap.</text>`+"\n",
+		fmt.Fprintf(bw, `<text class="aggnote" x="%d" y="%s" fill="#555">%d timesteps on %d px: a pixel each, in the colour of the kind filling most of it (grey: a copy in flight); hover a column</text>`+"\n",
 			marginLeft, num(legendY+legendHeight+6), t1-t0, o.Width)
 	}
 	drawLegend(bw, legendY, flight)
@@ -226,8 +230,13 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry, spa
 	if g.t0 > 0 || g.t1 < T {
 		title = fmt.Sprintf("timesteps %d–%d of %d · %s", g.t0, g.t1-1, T, title)
 	}
-	fmt.Fprintf(bw, `<g class="diagram"><text x="%s" y="%d" font-size="14" font-weight="bold">%s</text>`+"\n",
-		num(g.x0), marginTop-22, esc(title))
+	// A title longer than the drawing is cut, whole in its tooltip.
+	shown, tip := title, ""
+	if room := int(g.width / diagramTitleCharW); utf8.RuneCountInString(title) > room {
+		shown, tip = string([]rune(title)[:max(room-1, 1)])+"…", "<title>"+esc(title)+"</title>"
+	}
+	fmt.Fprintf(bw, `<g class="diagram"><text x="%s" y="%d" font-size="14" font-weight="bold">%s%s</text>`+"\n",
+		num(g.x0), marginTop-22, esc(shown), tip)
 	for l := range p.HW.Levels {
 		drawPanel(bw, p, g, l, spans, group)
 	}
@@ -447,8 +456,12 @@ func drawPanel(bw *bufio.Writer, p *state.Problem, g *geometry, l int, spans []t
 	step := int(tickStep(float64(span), 12))
 	for t := (g.t0 + step - 1) / step * step; t <= g.t1; t += step {
 		x := g.x(t)
-		fmt.Fprintf(bw, `<line stroke="#999" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s" text-anchor="middle">%d</text>`+"\n",
-			num(x), num(bottom), num(x), num(bottom+4), num(x), num(bottom+15), t)
+		anchor := "middle"
+		if x > right-16 {
+			anchor = "end" // within the drawing
+		}
+		fmt.Fprintf(bw, `<line stroke="#999" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s" text-anchor="%s">%d</text>`+"\n",
+			num(x), num(bottom), num(x), num(bottom+4), num(x), num(bottom+15), anchor, t)
 	}
 	fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="end" fill="#666">timestep</text>`, num(left-12), num(bottom+15))
 	drawNames(bw, g, bottom+axisHeight, spans, group)
@@ -462,8 +475,13 @@ func drawNames(bw *bufio.Writer, g *geometry, y float64, spans []timeSpan, group
 	what := "op"
 	if group {
 		what = "group"
+		lastX := math.Inf(-1)
 		for _, s := range spans {
 			x := g.x(s.T0)
+			if x-lastX < 3 {
+				continue // groups under 3 px: one tick for them
+			}
+			lastX = x
 			fmt.Fprintf(bw, `<line class="tgroup" x1="%s" y1="%s" x2="%s" y2="%s"><title>%s</title></line>`,
 				num(x), num(y-6), num(x), num(y+4), esc(s.Title))
 		}

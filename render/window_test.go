@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -73,4 +75,18 @@ func TestWindow(t *testing.T) {
 	require.NoError(t, render.ASCII(&buf, p, lay, 41, 8, &render.Window{From: 40, To: 80}))
 	assert.Contains(t, buf.String(), "41 timesteps [40,80] of 184, 1 per column")
 	assert.Error(t, render.ASCII(&buf, p, lay, 41, 8, &render.Window{From: 80, To: 40}))
+}
+
+// TestLongTitleIsCut: a diagram's title longer than the drawing is cut
+// with an ellipsis, whole in its tooltip.
+func TestLongTitleIsCut(t *testing.T) {
+	p, lay := planned(t, "seed000-example", "ethos-u55")
+	long := strings.Repeat("a very long plan name ", 20)
+	var buf bytes.Buffer
+	require.NoError(t, render.SVG(&buf, p, []render.Diagram{{Title: long, Layout: lay}}, render.Options{Width: 420}))
+	m := regexp.MustCompile(`font-size="14" font-weight="bold">([^<]*)<title>([^<]*)</title></text>`).FindStringSubmatch(buf.String())
+	require.NotNil(t, m)
+	assert.Equal(t, long, m[2])
+	assert.LessOrEqual(t, utf8.RuneCountInString(m[1]), 50, "420 px at 8.4 px a character")
+	assert.True(t, strings.HasSuffix(m[1], "…"))
 }
