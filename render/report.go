@@ -381,10 +381,9 @@ func (g *reportGen) summary() summaryData {
 // and 'hieropt bounds --plan' print it).
 func (g *reportGen) outcome(cf float64) outcome {
 	var o outcome
-	switch st := g.r.Status; {
-	case st == "":
+	if st := g.r.Status; st == "" {
 		o.Status = txt("not recorded in the plan ('hieropt optimize --report' records it)")
-	default:
+	} else {
 		o.Status = txt(st)
 		if !strings.HasPrefix(st, "converged") {
 			o.StatusClass = " worse"

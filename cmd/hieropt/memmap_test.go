@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -48,10 +49,9 @@ func TestExportMemmap(t *testing.T) {
 	data, err := os.ReadFile(planFile)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &doc))
-	f, err := os.Open(mapFile)
+	mapData, err := os.ReadFile(mapFile)
 	require.NoError(t, err)
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
+	recs, err := csv.NewReader(bytes.NewReader(mapData)).ReadAll()
 	require.NoError(t, err)
 	require.Equal(t, []string{"op", "op_name", "level", "block", "offset", "size", "use"}, recs[0])
 	p := testProblem(t, "gpt2-small-like-int8", "ethos-u65")
