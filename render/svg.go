@@ -9,7 +9,15 @@
 // transfers are lines of class "xfer" (loads of constants "xfer load"),
 // and under the timeline model a copy in flight, its destination reserved
 // from the copy's start to its timestep, is a hatched rect of class
-// "inflight". Tests and browsers count on these classes.
+// "inflight". A level is drawn to the addresses the plans use (Ranges):
+// a cut between two bands is a rect of class "brk" with a zigzag path of
+// class "brkz" (also on a panel's top edge when the capacity is far
+// above). Under each panel's axis the op or group names are texts of
+// class "tlabel" (each with a textLength, so that its box is known) and
+// the groups' starts lines of class "tgroup". A diagram drawn a pixel at a
+// time (long programs, see AggregateMinPlacements) has instead of the
+// placements an image of class "agg" per panel under a group of class
+// "aggcols" of hover columns. Tests and browsers count on these classes.
 package render
 
 import (
