@@ -33,7 +33,10 @@ func newReportCmd(a *app) *cobra.Command {
 		Long: `report writes one HTML file about a plan that opens offline in any browser (no
 scripts, no fonts, nothing fetched from the network):
 
-  summary      costs (initial, final, reduction), the max-live lower bound,
+  summary      how the planner ended (optimize --report; a plan file does
+               not record it), the cost bound of 'hieropt bounds' and the
+               plan's gap above it, costs (initial, final, reduction), the
+               max-live lower bound,
                per level: capacity, peak bytes, reads, writes, transfers,
                traffic, time and share of the cost, for both plans
   diagrams     the time-space diagrams of the initial and the final plan
