@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/state"
@@ -36,6 +37,22 @@ type Report struct {
 	Settings [][2]string
 	// Version is hieropt's version.
 	Version string
+	// Status is how the planner that made Final ended ("converged", "time
+	// limit", "cancelled"), with what the time limit cut if anything;
+	// "" when it is not known (a plan read from a file).
+	Status string
+	// Bound, if not nil, is the lower bound on Final's cost under Model
+	// (as 'hieropt bounds' computes it), shown at the top of the report.
+	Bound *CostBound
+}
+
+// CostBound is a lower bound on a plan's cost and the cost of planning
+// nothing, as package bounds computes them; How says how it was found.
+// When Skipped is not "", there is no bound and Skipped says why.
+type CostBound struct {
+	Cost, None float64
+	How        string
+	Skipped    string
 }
 
 // The report's limits.
@@ -261,6 +278,18 @@ type summaryData struct {
 	// Timeline: the model overlaps the levels' work (the times add up to
 	// more than the plan's).
 	Timeline bool
+	// Outcome is the line at the top of the report: the planner's status
+	// and the plan against the lower bound.
+	Outcome outcome
+}
+
+// outcome is how the plan was made and how far it is from the bound.
+type outcome struct {
+	Status      text
+	StatusClass string // " worse" unless converged
+	Bound       text   // the bound's figures, or why there is none
+	Gap         string // (final - bound) / bound, "" without a bound
+	Captured    string // bounds.Captured, "" without a bound
 }
 
 // card is one figure of the summary; Class is "", " better" or " worse".
@@ -309,6 +338,13 @@ func (g *reportGen) summary() summaryData {
 		}
 	}
 	add("reduction", red, cls, "(initial - final) / initial")
+	s.Outcome = g.outcome(cf)
+	if g.r.Status != "" {
+		add("status", g.r.Status, s.Outcome.StatusClass, "how the planner ended")
+	}
+	if s.Outcome.Gap != "" {
+		add("above the lower bound", s.Outcome.Gap, "", "(final - bound) / bound; the plan captures "+s.Outcome.Captured+" of what planning can gain")
+	}
 	add("max-live lower bound", Bytes(g.stats.MaxLive), "", fmt.Sprintf("%d B at timestep %d", g.stats.MaxLive, g.stats.MaxLiveAt))
 	add("transfers (final)", strconv.Itoa(g.copies(g.final)), "", "")
 	add("placements (final)", strconv.Itoa(g.placementsF), "", "")
@@ -337,6 +373,40 @@ func (g *reportGen) summary() summaryData {
 		}
 	}
 	return s
+}
+
+// outcome says how the planner ended and where the final plan (cost cf)
+// stands against the bound: its gap above the bound and the share of
+// what planning can gain it captures (bounds.Captured, as the summary
+// and 'hieropt bounds --plan' print it).
+func (g *reportGen) outcome(cf float64) outcome {
+	var o outcome
+	if st := g.r.Status; st == "" {
+		o.Status = txt("not recorded in the plan ('hieropt optimize --report' records it)")
+	} else {
+		o.Status = txt(st)
+		if !strings.HasPrefix(st, "converged") {
+			o.StatusClass = " worse"
+		}
+	}
+	b := g.r.Bound
+	switch {
+	case b == nil:
+		o.Bound = txt("not computed")
+	case b.Skipped != "":
+		o.Bound = txt("not computed: " + b.Skipped)
+	default:
+		o.Bound = txt(fmt.Sprintf("%s %s (%s); planning nothing costs %s", repCost(b.Cost), g.unit, b.How, repCost(b.None)))
+		if b.Cost > 0 {
+			o.Gap = fmt.Sprintf("%.2f%%", 100*(cf-b.Cost)/b.Cost)
+		}
+		if c := bounds.Captured(b.None, cf, b.Cost); !math.IsNaN(c) {
+			o.Captured = fmt.Sprintf("%.1f%%", 100*c)
+		} else {
+			o.Captured = "- (the bound leaves nothing to gain)"
+		}
+	}
+	return o
 }
 
 // diagramsData: the time-space diagrams of both plans, side by side.
@@ -755,29 +825,47 @@ func (g *reportGen) occupancyLevel(l int) occupancyLevel {
 	for _, v := range ticks(top, 4) {
 		d.Grid = append(d.Grid, gridLine{y(v), bytesLabel(int64(v))})
 	}
-	// The final plan: a filled step area.
+	// The final plan: a filled step area; a program longer than the
+	// chart's pixel columns is drawn a column at a time, at the most
+	// bytes busy in the column (peaks are kept).
+	steps := occupancySteps(T, int(pw))
 	var path strings.Builder
 	fmt.Fprintf(&path, "M%s %s", num(x(0)), num(y(0)))
-	for t := 0; t < T; t++ {
-		fmt.Fprintf(&path, "V%sH%s", num(y(float64(g.busyF[l][t]))), num(x(t+1)))
+	for _, st := range steps {
+		fmt.Fprintf(&path, "V%sH%s", num(y(float64(slices.Max(g.busyF[l][st[0]:st[1]])))), num(x(st[1])))
 	}
 	fmt.Fprintf(&path, "V%sZ", num(y(0)))
 	d.Final = path.String()
 	if !g.same {
 		path.Reset()
-		for t := 0; t < T; t++ {
-			yy := num(y(float64(g.busyI[l][t])))
-			if t == 0 {
+		for i, st := range steps {
+			yy := num(y(float64(slices.Max(g.busyI[l][st[0]:st[1]]))))
+			if i == 0 {
 				fmt.Fprintf(&path, "M%s %s", num(x(0)), yy)
 			} else {
 				fmt.Fprintf(&path, "V%s", yy)
 			}
-			fmt.Fprintf(&path, "H%s", num(x(t+1)))
+			fmt.Fprintf(&path, "H%s", num(x(st[1])))
 		}
 		d.Initial = path.String()
 		d.InitialTitle = txt(fmt.Sprintf("initial plan: peak %s (%d B)", Bytes(peakI), peakI))
 	}
 	return d
+}
+
+// occupancySteps cuts timesteps [0, T) into the steps of an occupancy
+// chart of cols pixel columns: one per timestep when T <= cols, else one
+// per column, [start, end) each.
+func occupancySteps(T, cols int) [][2]int {
+	n := min(T, cols)
+	out := make([][2]int, 0, n)
+	for k := range n {
+		a, b := k*T/n, (k+1)*T/n
+		if b > a {
+			out = append(out, [2]int{a, b})
+		}
+	}
+	return out
 }
 
 // blocksData: the most expensive blocks of the final plan.

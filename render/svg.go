@@ -9,7 +9,15 @@
 // transfers are lines of class "xfer" (loads of constants "xfer load"),
 // and under the timeline model a copy in flight, its destination reserved
 // from the copy's start to its timestep, is a hatched rect of class
-// "inflight". Tests and browsers count on these classes.
+// "inflight". A level is drawn to the addresses the plans use (Ranges):
+// a cut between two bands is a rect of class "brk" with a zigzag path of
+// class "brkz" (also on a panel's top edge when the capacity is far
+// above). Under each panel's axis the op or group names are texts of
+// class "tlabel" (each with a textLength, so that its box is known) and
+// the groups' starts lines of class "tgroup". A diagram drawn a pixel at a
+// time (long programs, see AggregateMinPlacements) has instead of the
+// placements an image of class "agg" per panel under a group of class
+// "aggcols" of hover columns. Tests and browsers count on these classes.
 package render
 
 import (
@@ -20,6 +28,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
@@ -39,6 +48,30 @@ type Options struct {
 	// PanelHeight is the height of one level's panel in pixels (default
 	// 160).
 	PanelHeight int
+	// Window, if not nil, draws only timesteps [From, To]: the placements
+	// that meet it, cut to it, and its axis. Nil draws the whole program.
+	Window *Window
+}
+
+// Window is a span of timesteps, both ends included.
+type Window struct{ From, To int }
+
+// window returns the timesteps [t0, t1) that o draws of a program of T
+// timesteps, or an error naming the bad end.
+func (o Options) window(T int) (int, int, error) {
+	if o.Window == nil {
+		return 0, T, nil
+	}
+	w := *o.Window
+	switch {
+	case w.From < 0 || w.From >= T:
+		return 0, 0, fmt.Errorf("the window's start %d is outside the program's timesteps [0,%d]", w.From, T-1)
+	case w.To < 0 || w.To >= T:
+		return 0, 0, fmt.Errorf("the window's end %d is outside the program's timesteps [0,%d]", w.To, T-1)
+	case w.To < w.From:
+		return 0, 0, fmt.Errorf("the window's end %d is before its start %d", w.To, w.From)
+	}
+	return w.From, w.To + 1, nil
 }
 
 func (o Options) withDefaults() Options {
@@ -61,59 +94,50 @@ var kindColor = map[workload.Kind]string{
 }
 
 const (
-	marginLeft   = 78
-	marginRight  = 16
-	marginTop    = 44
-	panelGap     = 34
-	axisHeight   = 22
-	legendHeight = 30
-	diagramGap   = 40
+	marginLeft    = 78
+	marginRight   = 16
+	marginTop     = 44
+	panelGap      = 34
+	axisHeight    = 22
+	namesHeight   = 16 // the row of op or group names under a panel's axis
+	aggNoteHeight = 16 // the note under the legend of an aggregated drawing
+	// diagramTitleCharW is the width of a character of a diagram's title
+	// (14 px bold sans-serif, a little above the average).
+	diagramTitleCharW = 8.4
+	legendHeight      = 30
+	diagramGap        = 40
 )
 
 // geometry places the panels of one diagram.
 type geometry struct {
-	x0      float64 // left of the plot area
-	width   float64
-	panelH  float64
-	dx      float64   // pixels per timestep
-	ymax    []float64 // per level: the address at the top of the panel
-	panelY0 []float64 // per level: the top of the panel
+	x0     float64 // left of the plot area
+	width  float64
+	panelH float64
+	t0, t1 int     // the window drawn: timesteps [t0, t1)
+	dx     float64 // pixels per timestep
+	axes   []*addrAxis
+	ranges []LevelRange
+	// per level: the top of the panel
+	panelY0 []float64
+	agg     bool // drawn a pixel at a time (aggregated)
 }
 
-func (g *geometry) x(t int) float64 { return g.x0 + float64(t)*g.dx }
+func (g *geometry) x(t int) float64 { return g.x0 + float64(t-g.t0)*g.dx }
+
+// clip returns [from, to] (inclusive timesteps) cut to the window, and
+// whether anything of it is left.
+func (g *geometry) clip(from, to int) (int, int, bool) {
+	from, to = max(from, g.t0), min(to, g.t1-1)
+	return from, to, from <= to
+}
 
 // y maps an address of level l to a pixel row (0 at the bottom).
 func (g *geometry) y(l int, addr int64) float64 {
-	return g.panelY0[l] + g.panelH*(1-float64(addr)/g.ymax[l])
+	return g.panelY0[l] + g.panelH - g.axes[l].height(addr)
 }
 
-// Scales returns, per level, the address at the top of its panel: the
-// capacity, unless the plans use far less of it (a big slow level), then a
-// little above the highest address any of them uses.
-func Scales(p *state.Problem, lays ...*state.Layout) []float64 {
-	top := make([]int64, p.Levels())
-	for _, lay := range lays {
-		for b, segs := range lay.Segs {
-			for _, s := range segs {
-				top[s.Level] = max(top[s.Level], s.Offset+p.Foot(b, int(s.Level)))
-			}
-		}
-	}
-	out := make([]float64, p.Levels())
-	for l := range out {
-		capacity := float64(p.HW.Levels[l].Capacity)
-		used := float64(top[l])
-		switch {
-		case used == 0:
-			out[l] = capacity
-		case capacity <= 2*used:
-			out[l] = capacity
-		default:
-			out[l] = niceCeil(used * 1.05)
-		}
-	}
-	return out
-}
+// axisBreakPx is the height of the cut between two bands of a level.
+const axisBreakPx = 10
 
 // niceCeil rounds v up to 1, 2 or 5 times a power of ten.
 func niceCeil(v float64) float64 {
@@ -132,22 +156,42 @@ func niceCeil(v float64) float64 {
 // render --compare` do.
 func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
 	o = o.withDefaults()
+	t0, t1, err := o.window(p.Prog.Timesteps())
+	if err != nil {
+		return err
+	}
 	lays := make([]*state.Layout, len(ds))
 	for i, d := range ds {
 		lays[i] = d.Layout
 	}
-	ymax := Scales(p, lays...)
+	ranges := rangesIn(p, t0, t1, lays)
+	axes := make([]*addrAxis, len(ranges))
+	for l, r := range ranges {
+		axes[l] = newAddrAxis(r, float64(o.PanelHeight), axisBreakPx)
+	}
 	L := p.Levels()
 	diagW := float64(marginLeft + o.Width + marginRight)
 	totalW := diagW*float64(len(ds)) + float64(diagramGap*(len(ds)-1))
-	panelsH := float64(L)*(float64(o.PanelHeight)+float64(axisHeight)) + float64((L-1)*panelGap)
+	panelsH := float64(L)*(float64(o.PanelHeight)+float64(axisHeight+namesHeight)) + float64((L-1)*panelGap)
 	totalH := float64(marginTop) + panelsH + float64(legendHeight) + 24
+	// Which diagrams are drawn a pixel at a time: they get a note under
+	// the legend.
+	aggs := make([]bool, len(ds))
+	anyAgg := false
+	for i, d := range ds {
+		g := &geometry{width: float64(o.Width), t0: t0, t1: t1}
+		aggs[i] = aggregated(p, d.Layout, g)
+		anyAgg = anyAgg || aggs[i]
+	}
+	if anyAgg {
+		totalH += aggNoteHeight
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="sans-serif" font-size="11">`+"\n",
 		num(totalW), num(totalH), num(totalW), num(totalH))
 	bw.WriteString(`<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="none"/><line x1="0" y1="0" x2="0" y2="6" stroke="#000" stroke-width="2" stroke-opacity="0.55"/></pattern>` +
 		`<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>` + "\n")
-	bw.WriteString(`<style>.pl{stroke:#fff;stroke-width:0.3}.reuse{fill:url(#hatch);pointer-events:none}.xfer{stroke:#333;stroke-width:1;marker-end:url(#arrow)}.grid{stroke:#ddd;stroke-width:0.5}.cap{stroke:#c00;stroke-dasharray:4 3}.frame{fill:#fafafa;stroke:#999}</style>` + "\n")
+	bw.WriteString(`<style>.pl{stroke:#fff;stroke-width:0.3}.reuse{fill:url(#hatch);pointer-events:none}.xfer{stroke:#333;stroke-width:1;marker-end:url(#arrow)}.grid{stroke:#ddd;stroke-width:0.5}.cap{stroke:#c00;stroke-dasharray:4 3}.frame{fill:#fafafa;stroke:#999}.brk{fill:#fff;stroke:none}.brkz{fill:none;stroke:#777;stroke-width:1}.tgroup{stroke:#999}.tlabel{fill:#333;font-size:10px}</style>` + "\n")
 	flight := InFlight(lays...) > 0
 	if flight {
 		// Only plans with copies in flight get the pattern, so that the
@@ -155,34 +199,63 @@ func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
 		bw.WriteString(`<defs><pattern id="inflight" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)"><rect width="5" height="5" fill="#fff" fill-opacity="0.6"/><line x1="0" y1="0" x2="0" y2="5" stroke="#333" stroke-width="1.6" stroke-opacity="0.7"/></pattern></defs>` + "\n" +
 			`<style>.inflight{fill:url(#inflight);stroke-width:1}</style>` + "\n")
 	}
+	spans, group := timeSpans(p.Prog, t0, t1, float64(o.Width))
 	for i, d := range ds {
 		g := &geometry{
 			x0:     diagW*float64(i) + float64(diagramGap*i) + marginLeft,
 			width:  float64(o.Width),
 			panelH: float64(o.PanelHeight),
-			dx:     float64(o.Width) / float64(p.Prog.Timesteps()),
-			ymax:   ymax,
+			t0:     t0,
+			t1:     t1,
+			dx:     float64(o.Width) / float64(t1-t0),
+			axes:   axes,
+			ranges: ranges,
+			agg:    aggs[i],
 		}
 		y := float64(marginTop)
 		for l := 0; l < L; l++ {
 			g.panelY0 = append(g.panelY0, y)
-			y += float64(o.PanelHeight) + float64(axisHeight) + float64(panelGap)
+			y += float64(o.PanelHeight) + float64(axisHeight+namesHeight) + float64(panelGap)
 		}
-		drawDiagram(bw, p, d, g)
+		if err := drawDiagram(bw, p, d, g, spans, group); err != nil {
+			return err
+		}
 	}
-	drawLegend(bw, totalH-float64(legendHeight)-4, flight)
+	legendY := totalH - float64(legendHeight) - 4
+	if anyAgg {
+		legendY -= aggNoteHeight
+		fmt.Fprintf(bw, `<text class="aggnote" x="%d" y="%s" fill="#555">%d timesteps on %d px: a pixel each, in the colour of the kind filling most of it (grey: a copy in flight); hover a column</text>`+"\n",
+			marginLeft, num(legendY+legendHeight+6), t1-t0, o.Width)
+	}
+	drawLegend(bw, legendY, flight)
 	bw.WriteString("</svg>\n")
 	return bw.Flush()
 }
 
-func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry) {
+func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry, spans []timeSpan, group bool) error {
 	T := p.Prog.Timesteps()
-	fmt.Fprintf(bw, `<g class="diagram"><text x="%s" y="%d" font-size="14" font-weight="bold">%s</text>`+"\n",
-		num(g.x0), marginTop-22, esc(d.Title))
+	title := d.Title
+	if g.t0 > 0 || g.t1 < T {
+		title = fmt.Sprintf("timesteps %d–%d of %d · %s", g.t0, g.t1-1, T, title)
+	}
+	// A title longer than the drawing is cut, whole in its tooltip.
+	shown, tip := title, ""
+	if room := int(g.width / diagramTitleCharW); utf8.RuneCountInString(title) > room {
+		shown, tip = string([]rune(title)[:max(room-1, 1)])+"…", "<title>"+esc(title)+"</title>"
+	}
+	fmt.Fprintf(bw, `<g class="diagram"><text x="%s" y="%d" font-size="14" font-weight="bold">%s%s</text>`+"\n",
+		num(g.x0), marginTop-22, esc(shown), tip)
 	for l := range p.HW.Levels {
-		drawPanel(bw, p, g, l, T)
+		drawPanel(bw, p, g, l, spans, group)
 	}
 	lay := d.Layout
+	if g.agg {
+		if err := drawAggregated(bw, p, lay, g); err != nil {
+			return err
+		}
+		bw.WriteString("</g>\n")
+		return nil
+	}
 	// Placements.
 	for b, segs := range lay.Segs {
 		blk := p.Block(b)
@@ -193,13 +266,18 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry) {
 			}
 			l := int(s.Level)
 			f := p.Foot(b, l)
-			x0, x1 := g.x(int(s.From)), g.x(to+1)
+			from, upto := int(s.From), to
 			resident := ""
 			if s.IsResident() {
 				// Its range is kept for the whole run (FORMATS.md rule 10).
-				x0, x1 = g.x(0), g.x(T)
+				from, upto = 0, T-1
 				resident = fmt.Sprintf(" · resident: its range is kept for the whole run [0,%d]", T-1)
 			}
+			from, upto, ok := g.clip(from, upto)
+			if !ok {
+				continue
+			}
+			x0, x1 := g.x(from), g.x(upto+1)
 			y0, y1 := g.y(l, s.Offset+f), g.y(l, s.Offset)
 			h := math.Max(y1-y0, 0.6)
 			bw.WriteString(`<rect class="pl k-`)
@@ -229,8 +307,12 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry) {
 				continue
 			}
 			l := int(s.Level)
+			from, upto, ok := g.clip(int(s.Start()), int(s.From)-1)
+			if !ok {
+				continue
+			}
 			y0, y1 := g.y(l, s.Offset+p.Foot(b, l)), g.y(l, s.Offset)
-			x0, x1 := g.x(int(s.Start())), g.x(int(s.From))
+			x0, x1 := g.x(from), g.x(upto+1)
 			fmt.Fprintf(bw, `<rect class="inflight" x="%s" y="%s" width="%s" height="%s" stroke="%s"><title>%s</title></rect>`+"\n",
 				num(x0), num(y0), num(math.Max(x1-x0, 0.4)), num(math.Max(y1-y0, 0.6)), kindColor[p.Block(b).Kind],
 				esc(fmt.Sprintf("%s in flight: %s, issued at timestep %d for timestep %d; %s @ %d reserved during [%d,%d]",
@@ -239,7 +321,7 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry) {
 	}
 	// Reused space: where a block created at t starts where a reusable
 	// block ending at t sits, the shared bytes at t are hatched.
-	for t := 0; t < T; t++ {
+	for t := g.t0; t < g.t1; t++ {
 		for _, bi := range p.Created(t) {
 			b := int(bi)
 			sb := lay.At(b, t)
@@ -264,6 +346,9 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry) {
 	for b, segs := range lay.Segs {
 		for i := 1; i < len(segs); i++ {
 			from, to := segs[i-1], segs[i]
+			if int(to.From) < g.t0 || int(to.From) >= g.t1 {
+				continue // drawn where the copy arrives
+			}
 			fl, tl := int(from.Level), int(to.Level)
 			y0 := g.y(fl, from.Offset+p.Foot(b, fl)/2)
 			y1 := g.y(tl, to.Offset+p.Foot(b, tl)/2)
@@ -273,22 +358,23 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry) {
 				what += fmt.Sprintf(", the copy issued at timestep %d", to.Start())
 			}
 			fmt.Fprintf(bw, `<line class="xfer" x1="%s" y1="%s" x2="%s" y2="%s"><title>%s</title></line>`+"\n",
-				num(g.x(int(to.Start()))), num(y0), num(g.x(int(to.From))), num(y1), esc(what))
+				num(g.x(max(int(to.Start()), g.t0))), num(y0), num(g.x(int(to.From))), num(y1), esc(what))
 		}
 		// A load (the timeline model: a constant's first segment outside
 		// its home level, not resident) comes from the home level, where
 		// the constant has no address: the arrow starts at the top of its
 		// panel.
-		if len(segs) > 0 && isLoad(p, b, segs[0]) {
+		if len(segs) > 0 && isLoad(p, b, segs[0]) && int(segs[0].From) >= g.t0 && int(segs[0].From) < g.t1 {
 			s, home := segs[0], p.Home(b)
 			l := int(s.Level)
 			fmt.Fprintf(bw, `<line class="xfer load" x1="%s" y1="%s" x2="%s" y2="%s"><title>%s</title></line>`+"\n",
-				num(g.x(int(s.Start()))), num(g.panelY0[home]), num(g.x(int(s.From))), num(g.y(l, s.Offset+p.Foot(b, l)/2)),
+				num(g.x(max(int(s.Start()), g.t0))), num(g.panelY0[home]), num(g.x(int(s.From))), num(g.y(l, s.Offset+p.Foot(b, l)/2)),
 				esc(fmt.Sprintf("%s is loaded for timestep %d: %s → %s @ %d, the copy issued at timestep %d", p.Block(b).Name, s.From,
 					p.HW.Levels[home].Name, p.HW.Levels[l].Name, s.Offset, s.Start())))
 		}
 	}
 	bw.WriteString("</g>\n")
+	return nil
 }
 
 // isLoad reports whether s, block b's first segment, is filled by a load:
@@ -327,39 +413,121 @@ func InFlight(lays ...*state.Layout) int {
 	return n
 }
 
-// drawPanel draws a level's frame, capacity line and axes.
-func drawPanel(bw *bufio.Writer, p *state.Problem, g *geometry, l, T int) {
+// drawPanel draws a level's frame, address bands, capacity and axes.
+func drawPanel(bw *bufio.Writer, p *state.Problem, g *geometry, l int, spans []timeSpan, group bool) {
 	lv := p.HW.Levels[l]
 	top := g.panelY0[l]
 	bottom := top + g.panelH
+	left, right := g.x0, g.x0+g.width
+	r, ax := g.ranges[l], g.axes[l]
 	fmt.Fprintf(bw, `<g class="panel" data-level="%s"><rect class="frame" x="%s" y="%s" width="%s" height="%s"/>`+"\n",
-		esc(lv.Name), num(g.x0), num(top), num(g.width), num(g.panelH))
-	fmt.Fprintf(bw, `<text x="%s" y="%s" font-weight="bold">%s</text>`, num(g.x0), num(top-5), esc(lv.Name))
-	capacity := float64(lv.Capacity)
-	if capacity <= g.ymax[l] {
+		esc(lv.Name), num(left), num(top), num(g.width), num(g.panelH))
+	fmt.Fprintf(bw, `<text x="%s" y="%s" font-weight="bold">%s</text>`, num(left), num(top-5), esc(lv.Name))
+	if r.CapacityShown {
 		cy := g.y(l, lv.Capacity)
 		fmt.Fprintf(bw, `<line class="cap" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s" text-anchor="end" fill="#c00">capacity %s</text>`+"\n",
-			num(g.x0), num(cy), num(g.x0+g.width), num(cy), num(g.x0+g.width), num(cy-3), esc(bytesLabel(lv.Capacity)))
+			num(left), num(cy), num(right), num(cy), num(right), num(cy-3), esc(bytesLabel(lv.Capacity)))
 	} else {
-		fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="end" fill="#c00">capacity %s (above the drawn range)</text>`+"\n",
-			num(g.x0+g.width), num(top-5), esc(bytesLabel(lv.Capacity)))
+		// The capacity is far above the drawn range: a break mark on the
+		// panel's top edge.
+		breakMark(bw, left, right, top, fmt.Sprintf("%s above %s not drawn: no placement there; capacity %s",
+			lv.Name, addrLabel(r.Top()), bytesLabel(lv.Capacity)))
+		fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="end" fill="#c00">capacity %s (drawn to %s)</text>`+"\n",
+			num(right), num(top-5), esc(bytesLabel(lv.Capacity)), esc(addrLabel(r.Top())))
 	}
-	// Address ticks.
-	for _, a := range ticks(g.ymax[l], 4) {
-		y := g.y(l, int64(a))
-		fmt.Fprintf(bw, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s" text-anchor="end">%s</text>`+"\n",
-			num(g.x0), num(y), num(g.x0+g.width), num(y), num(g.x0-4), num(y+4), esc(bytesLabel(int64(a))))
+	// The cuts between bands.
+	for i := 1; i < len(r.Bands); i++ {
+		y1, y0 := bottom-ax.y1[i-1], bottom-ax.y0[i]
+		fmt.Fprintf(bw, `<rect class="brk" x="%s" y="%s" width="%s" height="%s"/>`, num(left-1), num(y0), num(g.width+2), num(y1-y0))
+		breakMark(bw, left, right, (y0+y1)/2, fmt.Sprintf("%s %s–%s not drawn: no placement there", lv.Name, addrLabel(r.Bands[i-1].Hi), addrLabel(r.Bands[i].Lo)))
+	}
+	// Address ticks: in each band, a power of two apart, about four per
+	// panel; a label too close to the one below is left out.
+	lastY := math.Inf(1)
+	for i, b := range r.Bands {
+		h := ax.y1[i] - ax.y0[i]
+		n := max(1, int(math.Round(4*h/g.panelH)))
+		for _, a := range bandTicks(b, n) {
+			y := g.y(l, a)
+			if lastY-y < 11 {
+				continue
+			}
+			lastY = y
+			label := addrLabel(a)
+			fmt.Fprintf(bw, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s" text-anchor="end">%s</text>`+"\n",
+				num(left), num(y), num(right), num(y), num(left-4), num(y+4), esc(label))
+		}
 	}
 	// Timestep ticks: a step of 1, 2 or 5 times a power of ten, so that
 	// there are at most about 12 labels whatever the length.
-	step := tickStep(float64(T), 12)
-	for t := 0.0; t <= float64(T); t += step {
-		x := g.x(int(t))
-		fmt.Fprintf(bw, `<line stroke="#999" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s" text-anchor="middle">%d</text>`+"\n",
-			num(x), num(bottom), num(x), num(bottom+4), num(x), num(bottom+15), int(t))
+	span := g.t1 - g.t0
+	step := int(tickStep(float64(span), 12))
+	for t := (g.t0 + step - 1) / step * step; t <= g.t1; t += step {
+		x := g.x(t)
+		anchor := "middle"
+		if x > right-16 {
+			anchor = "end" // within the drawing
+		}
+		fmt.Fprintf(bw, `<line stroke="#999" x1="%s" y1="%s" x2="%s" y2="%s"/><text x="%s" y="%s" text-anchor="%s">%d</text>`+"\n",
+			num(x), num(bottom), num(x), num(bottom+4), num(x), num(bottom+15), anchor, t)
 	}
-	fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="end" fill="#666">timestep</text>`, num(g.x0+g.width), num(bottom+15+11))
+	fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="end" fill="#666">timestep</text>`, num(left-12), num(bottom+15))
+	drawNames(bw, g, bottom+axisHeight, spans, group)
 	bw.WriteString("</g>\n")
+}
+
+// drawNames writes the row of op or group names at y (the top of the
+// row): a tick where each group starts, each label in a box of known
+// width (textLength), hover for the group's ops.
+func drawNames(bw *bufio.Writer, g *geometry, y float64, spans []timeSpan, group bool) {
+	what := "op"
+	if group {
+		what = "group"
+		lastX := math.Inf(-1)
+		for _, s := range spans {
+			x := g.x(s.T0)
+			if x-lastX < 3 {
+				continue // groups under 3 px: one tick for them
+			}
+			lastX = x
+			fmt.Fprintf(bw, `<line class="tgroup" x1="%s" y1="%s" x2="%s" y2="%s"><title>%s</title></line>`,
+				num(x), num(y-6), num(x), num(y+4), esc(s.Title))
+		}
+	}
+	fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="end" fill="#666">%s</text>`, num(g.x0-12), num(y+9), what)
+	for _, pl := range placeLabels(spans, g.x, g.x0, g.x0+g.width) {
+		fmt.Fprintf(bw, `<text class="tlabel" x="%s" y="%s" text-anchor="middle" textLength="%s" lengthAdjust="spacingAndGlyphs">%s</text>`,
+			num(pl.X), num(y+9), num(pl.W), esc(pl.Text))
+	}
+	bw.WriteString("\n")
+}
+
+// breakMark draws a zigzag across [left, right] at y, the sign of
+// addresses cut out, with title as its tooltip.
+func breakMark(bw *bufio.Writer, left, right, y float64, title string) {
+	var d strings.Builder
+	fmt.Fprintf(&d, "M%s %s", num(left-4), num(y))
+	up := true
+	for x := left; x < right+4; x += 8 {
+		dy := 2.5
+		if up {
+			dy = -2.5
+		}
+		fmt.Fprintf(&d, "L%s %s", num(x), num(y+dy))
+		up = !up
+	}
+	fmt.Fprintf(bw, `<path class="brkz" d="%s"><title>%s</title></path>`+"\n", d.String(), esc(title))
+}
+
+// bandTicks returns about n tick addresses in band b, a power of two
+// apart (multiples of the step), with the band's ends.
+func bandTicks(b Band, n int) []int64 {
+	step := int64(1) << max(0, int(math.Ceil(math.Log2(math.Max(float64(b.Hi-b.Lo)/float64(n), 1)))))
+	out := []int64{b.Lo}
+	for v := (b.Lo/step + 1) * step; v < b.Hi; v += step {
+		out = append(out, v)
+	}
+	return append(out, b.Hi)
 }
 
 func drawLegend(bw *bufio.Writer, y float64, flight bool) {

@@ -156,7 +156,7 @@ func TestEverySVGIsWellFormed(t *testing.T) {
 		assert.Equal(t, want, c["rect.pl"], "%s on %s", prog.Name, h)
 		assert.Equal(t, p.Levels()*len(ds), c["g.panel"])
 		var ascii bytes.Buffer
-		require.NoError(t, render.ASCII(&ascii, p, lay, 80, 6))
+		require.NoError(t, render.ASCII(&ascii, p, lay, 80, 6, nil))
 		assert.Equal(t, p.Levels(), strings.Count(ascii.String(), "(capacity "))
 		drawn++
 	}

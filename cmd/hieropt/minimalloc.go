@@ -96,17 +96,19 @@ with the original ids and times (from the op names).`,
 
 func newExportCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "export minimalloc|tflm --workload W --hw P plan.json ...",
+		Use:   "export minimalloc|tflm|memmap --workload W --hw P plan.json ...",
 		Short: "Write a plan in another tool's format",
 		Long: `export writes what a plan decided in other formats.
 
   export minimalloc   the placements in one level as a MiniMalloc solution,
                       id,lower,upper,size,offset
   export tflm         a TFLite model's arena as TFLite Micro's offline memory
-                      plan, written into a copy of the model`,
+                      plan, written into a copy of the model
+  export memmap       a per-op memory map (CSV): at each op, every block's
+                      level, offset and size`,
 		Args: exactArgs(0),
 	}
-	cmd.AddCommand(newExportMiniMallocCmd(a), newExportTFLMCmd(a))
+	cmd.AddCommand(newExportMiniMallocCmd(a), newExportTFLMCmd(a), newExportMemmapCmd(a))
 	return cmd
 }
 

@@ -322,15 +322,19 @@ func (a *app) optimize(o *optimizeOptions, s *hieropt.Settings) error {
 	}
 	if o.Report != "" {
 		var settings [][2]string
+		out := reportOutcome{Status: reportStatus(p, res)}
 		if o.searched() {
 			settings = reportSearchSettings(s, res, elapsed)
 		}
-		if err := a.writeReport(o.Report, p, nil, res.Layout, res.Model, planner, settings); err != nil {
+		if tm != nil && !tm.boundFits(p) {
+			out.SkipBound = "the time limit left no time for it ('hieropt bounds' computes it)"
+		}
+		if err := a.writeReport(o.Report, p, nil, res.Layout, res.Model, planner, settings, out); err != nil {
 			return err
 		}
 	}
 	if o.ASCII {
-		if err := render.ASCII(a.stderr, p, res.Layout, 100, 8); err != nil {
+		if err := render.ASCII(a.stderr, p, res.Layout, 100, 8, nil); err != nil {
 			return err
 		}
 	}

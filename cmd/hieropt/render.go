@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/render"
 	"github.com/hieropt/hieropt/state"
+	"github.com/hieropt/hieropt/workload"
 )
 
 type renderOptions struct {
@@ -25,11 +27,13 @@ type renderOptions struct {
 	Timeline bool   `mapstructure:"timeline"`
 	Width    int    `mapstructure:"width"`
 	Rows     int    `mapstructure:"rows"`
+	From     string `mapstructure:"from"`
+	To       string `mapstructure:"to"`
 }
 
 func newRenderCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "render --workload W --hw P plan.json [-o plan.svg] [--compare other.json] [--ascii | --timeline]",
+		Use:   "render --workload W --hw P plan.json [-o plan.svg] [--compare other.json] [--ascii | --timeline] [--from T] [--to T]",
 		Short: "Draw a plan as a time-space diagram (SVG) or a text map",
 		Long: `render draws a plan the way the seed documents do: one panel per memory
 level, timesteps across, addresses up (0 at the bottom, the capacity marked),
@@ -52,11 +56,26 @@ red). With --compare both plans are drawn, the reference above, on one time
 scale. Under a timeline model the time-space diagram hatches each copy in
 flight: its destination reserved from the copy's start to its timestep.
 
+--from T and --to T draw only a window of time, timesteps T to T (both
+included; an op's name works too): the placements that meet it, cut to it,
+with the window's timesteps and op or group names on the axis. One of them
+alone runs the window to the program's end or from its start. A bound
+outside the program, or --from after --to, is bad input (exit 2).
+
+Each level is drawn to the addresses the plans use, not to its capacity:
+empty stretches of a quarter or more of the drawn range are cut out (a
+zigzag mark; hover for the addresses left out), the capacity is a red line
+when the top of the range reaches it, else named above the panel. Under
+each panel the ops are named, or for a long program their groups: runs of
+ops whose names share a prefix up to a '.' or '/' (or '_' for torch.fx
+names), such as h.12. or layer3_.
+
 The plans are checked against FORMATS.md first: an invalid plan is not drawn
 (exit 1); a plan for another workload or profile is bad input (exit 2).`,
 		Example: `  hieropt render --workload resnet50-int8 --hw ethos-u55 plan.json -o plan.svg
   hieropt render --workload resnet50-int8 --hw ethos-u55 optimized.json --compare initial.json -o both.svg
   hieropt render --workload resnet50-int8 --hw ethos-u55 plan.json --ascii
+  hieropt render --workload resnet50-int8 --hw ethos-u55 plan.json --from 40 --to 80 -o window.svg
   hieropt render --workload net.json --hw npu.yaml plan.json --timeline -o timeline.svg`,
 		Args: exactArgs(1),
 	}
@@ -69,6 +88,8 @@ The plans are checked against FORMATS.md first: an invalid plan is not drawn
 	f.Bool("timeline", false, "draw the plan's timeline (DMA channels over compute) instead of the time-space diagram; plans of the timeline model only")
 	f.Int("width", 0, "width of one diagram's plot in pixels (SVG, default 960) or columns (ASCII, default 100)")
 	f.Int("rows", 8, "rows per level (ASCII)")
+	f.String("from", "", "draw from this timestep (or op name) on (default: the start)")
+	f.String("to", "", "draw up to this timestep (or op name), included (default: the end)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		var o renderOptions
 		if err := bindSettings(cmd, &o); err != nil {
@@ -79,6 +100,9 @@ The plans are checked against FORMATS.md first: an invalid plan is not drawn
 		}
 		if o.ASCII && o.Timeline {
 			return usageErrorf("--ascii and --timeline exclude each other: a text map or a timeline")
+		}
+		if o.Timeline && (o.From != "" || o.To != "") {
+			return usageErrorf("--from and --to draw a window of the time-space diagram or the text map, not of --timeline")
 		}
 		return a.render(&o, args[0])
 	}
@@ -134,8 +158,12 @@ func (a *app) render(o *renderOptions, planArg string) error {
 	if err != nil {
 		return err
 	}
+	win, err := timeWindow(p.Prog, o.From, o.To)
+	if err != nil {
+		return err
+	}
 	if o.ASCII {
-		return a.writeOutput(o.Output, func(w io.Writer) error { return render.ASCII(w, p, lay, o.Width, o.Rows) })
+		return a.writeOutput(o.Output, func(w io.Writer) error { return render.ASCII(w, p, lay, o.Width, o.Rows, win) })
 	}
 	if o.Timeline {
 		return a.renderTimeline(o, p, planArg, pl, lay)
@@ -150,8 +178,47 @@ func (a *app) render(o *renderOptions, planArg string) error {
 		ds = append([]render.Diagram{{Title: title(o.Compare, ref), Layout: rlay}}, ds...)
 	}
 	return a.writeOutput(o.Output, func(w io.Writer) error {
-		return render.SVG(w, p, ds, render.Options{Width: o.Width})
+		return render.SVG(w, p, ds, render.Options{Width: o.Width, Window: win})
 	})
+}
+
+// timeWindow reads --from and --to (a timestep or an op's name each, ""
+// for the program's start or end): nil when neither is given, else the
+// window, or a usage error naming the flag and the rule.
+func timeWindow(prog *workload.Program, from, to string) (*render.Window, error) {
+	if from == "" && to == "" {
+		return nil, nil
+	}
+	T := prog.Timesteps()
+	at := func(flag, v string, def int) (int, error) {
+		if v == "" {
+			return def, nil
+		}
+		if t, err := strconv.Atoi(v); err == nil {
+			if t < 0 || t >= T {
+				return 0, usageErrorf("%s %d: workload %q has timesteps 0 to %d", flag, t, prog.Name, T-1)
+			}
+			return t, nil
+		}
+		for t, op := range prog.Ops {
+			if op.Name == v {
+				return t, nil
+			}
+		}
+		return 0, usageErrorf("%s %q: not a timestep (0 to %d) nor an op of workload %q", flag, v, T-1, prog.Name)
+	}
+	t0, err := at("--from", from, 0)
+	if err != nil {
+		return nil, err
+	}
+	t1, err := at("--to", to, T-1)
+	if err != nil {
+		return nil, err
+	}
+	if t0 > t1 {
+		return nil, usageErrorf("--from %s (timestep %d) is after --to %s (timestep %d): the window would be empty", from, t0, to, t1)
+	}
+	return &render.Window{From: t0, To: t1}, nil
 }
 
 // renderTimeline writes the timeline of the plan (after the reference's,

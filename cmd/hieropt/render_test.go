@@ -25,7 +25,7 @@ func TestRender(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	r = runCLI(t, "", append([]string{"optimize", "-q", "--ascii", "-o", after}, args...)...)
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stderr, "SRAM (capacity 4 MiB, drawn to 4 MiB)", "--ascii prints the map")
+	assert.Contains(t, r.stderr, "SRAM (capacity 4 MiB; drawn: 0–4 MiB)", "--ascii prints the map")
 
 	// As the help's example: the plan, --compare the initial plan. The
 	// reference (--compare) is drawn on the left, as in the report.

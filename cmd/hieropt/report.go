@@ -33,7 +33,10 @@ func newReportCmd(a *app) *cobra.Command {
 		Long: `report writes one HTML file about a plan that opens offline in any browser (no
 scripts, no fonts, nothing fetched from the network):
 
-  summary      costs (initial, final, reduction), the max-live lower bound,
+  summary      how the planner ended (optimize --report; a plan file does
+               not record it), the cost bound of 'hieropt bounds' and the
+               plan's gap above it, costs (initial, final, reduction), the
+               max-live lower bound,
                per level: capacity, peak bytes, reads, writes, transfers,
                traffic, time and share of the cost, for both plans
   diagrams     the time-space diagrams of the initial and the final plan
@@ -115,14 +118,49 @@ func (a *app) report(o *reportOptions, planArg string) error {
 	settings = append(settings,
 		[2]string{"cost.initial (as stated)", strconv.FormatFloat(pl.Cost.Initial, 'f', -1, 64)},
 		[2]string{"cost.final (as stated)", strconv.FormatFloat(pl.Cost.Final, 'f', -1, 64)})
-	return a.writeReport(o.Output, p, initial, lay, model, pl.Planner, settings)
+	return a.writeReport(o.Output, p, initial, lay, model, pl.Planner, settings, reportOutcome{})
+}
+
+// reportOutcome is what the top of the report says about how the plan was
+// made: the planner's status ("" when not known) and, when SkipBound is
+// not "", why the cost bound is left out.
+type reportOutcome struct {
+	Status, SkipBound string
+}
+
+// reportStatus is the status line of a planner's result for the report:
+// "converged", "time limit (in the search at timestep 50 of 184)".
+func reportStatus(p *state.Problem, r *hieropt.Result) string {
+	s := r.Status.String()
+	switch r.Cut {
+	case hieropt.PhaseInitial:
+		s += " (before the search began: the start plan, no search)"
+	case hieropt.PhaseSearch:
+		s += fmt.Sprintf(" (in the search at timestep %d of %d)", r.CutTimestep, p.Prog.Timesteps())
+	case hieropt.PhaseRepack:
+		s += " (in repacking)"
+	}
+	return s
+}
+
+// reportBound is the cost bound of the report, as the summary computes
+// it (costBoundOf).
+func reportBound(p *state.Problem, model costmodel.Model, out reportOutcome) *render.CostBound {
+	if out.SkipBound != "" {
+		return &render.CostBound{Skipped: out.SkipBound}
+	}
+	cb, err := costBoundOf(p, model.Name())
+	if err != nil {
+		return &render.CostBound{Skipped: errorText(err)}
+	}
+	return &render.CostBound{Cost: cb.Cost, None: cb.None, How: cb.how()}
 }
 
 // writeReport writes the HTML report of final (and initial, the plan to
 // compare with; nil re-runs the initializer) to path atomically ("-" for
 // stdout). settings are name/value pairs shown as given (see
 // reportSearchSettings).
-func (a *app) writeReport(path string, p *state.Problem, initial, final *state.Layout, model costmodel.Model, planner string, settings [][2]string) error {
+func (a *app) writeReport(path string, p *state.Problem, initial, final *state.Layout, model costmodel.Model, planner string, settings [][2]string, out reportOutcome) error {
 	if initial == nil {
 		// The plan cost.initial prices: the initializer's, or the
 		// fallback's where the initializer cannot place a block.
@@ -139,6 +177,8 @@ func (a *app) writeReport(path string, p *state.Problem, initial, final *state.L
 		Planner:  planner,
 		Settings: settings,
 		Version:  version(),
+		Status:   out.Status,
+		Bound:    reportBound(p, model, out),
 	}
 	return a.writeOutput(path, func(w io.Writer) error {
 		if err := render.WriteReport(w, r); err != nil {
