@@ -61,5 +61,5 @@ func TestBaselinePlannersCLI(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "not for this model: seed004-pipeline plans for the timeline model")
 	assert.Regexp(t, `\nsqueezenet1_1-int8,ethos-u55-seed003,[^\n]*,not for this model: seed004-pipeline plans for the timeline model`, r.stdout)
-	assert.Regexp(t, `\nsqueezenet1_1-int8,ethos-u55,[0-9.]+,[0-9.]+,[^\n]*,valid\n`, r.stdout)
+	assert.Regexp(t, `\nsqueezenet1_1-int8,ethos-u55,[0-9.]+,[0-9.]+,[^\n]*,valid,[0-9.]+,[-0-9.]+\n`, r.stdout)
 }
