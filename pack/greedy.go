@@ -23,74 +23,23 @@ const (
 // lowest offset of the gap that fits it best (bestFit) or at the lowest
 // offset where it fits (first fit), among the buffers already placed that it
 // conflicts with. It returns the offsets and the peak, or ok false if stop
-// (asked every 256 buffers) cut the pass.
+// (asked every 256 buffers) cut the pass. The gaps come from an occupancy
+// tree over the sections (see occupancy), not from a scan of the placed
+// buffers: a pass costs O(n log ns) insertions plus the runs each query
+// reads, which stay few where the conflicts are many.
 func greedyPack(in *inst, order []int32, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
 	offs = make([]int64, in.n)
-	placed := make([]bool, in.n)
-	// The placed buffers, sorted by offset: scanning them in order and
-	// skipping those that do not conflict gives the gaps bottom up. That
-	// costs O(n²) a pass; when the conflict graph is sparse (long programs
-	// have many buffers, each alive for a short while), each buffer
-	// instead sorts its placed conflicting buffers, O(E log E) a pass.
-	// Both give the same gaps: of buffers at one offset only the first can
-	// bound a gap, and the scan ends past all of them, so ties may come in
-	// any order.
-	sparse := in.edges < int64(in.n)*int64(in.n)/16
-	var byOff []int32
-	if !sparse {
-		byOff = make([]int32, 0, in.n)
-	}
-	var near []int32
+	occ := newOccupancy(in.ns)
 	for k, b := range order {
 		if k&255 == 255 && stop() {
 			return nil, 0, false
 		}
-		size, al := in.size[b], in.align[b]
+		size := in.size[b]
 		lo, hi := in.lo[b], in.hi[b]
-		scan := byOff
-		if sparse {
-			near = near[:0]
-			early, late := in.confParts(b)
-			for _, c := range early {
-				if in.lo[c] < lo && placed[c] {
-					near = append(near, c)
-				}
-			}
-			for _, c := range late {
-				if placed[c] {
-					near = append(near, c)
-				}
-			}
-			slices.SortFunc(near, func(x, y int32) int { return cmp.Compare(offs[x], offs[y]) })
-			scan = near
-		}
-		var cur int64
-		best, bestGap := int64(-1), int64(-1)
-		for _, c := range scan {
-			if in.lo[c] >= hi || lo >= in.hi[c] {
-				continue
-			}
-			if o := roundUp(cur, al); o+size <= offs[c] {
-				gap := offs[c] - cur
-				if best < 0 || (bestFit && gap < bestGap) {
-					best, bestGap = o, gap
-				}
-				if !bestFit {
-					break
-				}
-			}
-			cur = max(cur, offs[c]+in.size[c])
-		}
-		if best < 0 {
-			best = roundUp(cur, al)
-		}
-		offs[b] = best
-		placed[b] = true
-		if !sparse {
-			i, _ := slices.BinarySearchFunc(byOff, best, func(c int32, o int64) int { return cmp.Compare(offs[c], o) })
-			byOff = slices.Insert(byOff, i, b)
-		}
-		peak = max(peak, best+size)
+		at := occ.place(lo, hi, size, in.align[b], bestFit)
+		occ.add(lo, hi, at, at+size)
+		offs[b] = at
+		peak = max(peak, at+size)
 	}
 	return offs, peak, true
 }
