@@ -102,6 +102,7 @@ func TestGreedyPackMatchesScan(t *testing.T) {
 	}
 	for i, p := range probs {
 		in := newInst(p, never)
+		require.True(t, in.ensureCover(never))
 		for o := greedyOrder(0); o < numGreedyOrders; o++ {
 			order := greedyOrdering(in, o)
 			for _, bf := range []bool{true, false} {

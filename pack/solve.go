@@ -41,6 +41,9 @@ func exact(in *inst, C int64, seed uint64, stop func() bool, st *Stats, budget i
 			return nil, exactInfeasible
 		}
 	}
+	if !in.ensureCover(stop) {
+		return nil, exactStopped
+	}
 	t := newSearcher(in, C, 14)
 	t.stop = stop
 	t.seed = seed
