@@ -86,7 +86,7 @@ func greedyPackScan(in *inst, order []int32, bestFit bool, stop func() bool) (of
 // TestGreedyPackMatchesScan: the occupancy tree gives every greedy order
 // and both fit rules exactly the offsets of the scan over the placed
 // buffers (random problems with and without alignments, compiler-like
-// traces, and the challenging set).
+// traces, one of 6,000 buffers, and the challenging set).
 func TestGreedyPackMatchesScan(t *testing.T) {
 	var probs []*Problem
 	r := rand.New(rand.NewPCG(7, 8))
@@ -100,6 +100,8 @@ func TestGreedyPackMatchesScan(t *testing.T) {
 	for _, f := range challenging(t) {
 		probs = append(probs, loadCSV(t, f))
 	}
+	// Large enough for the tree to cache paths over many levels.
+	probs = append(probs, compilerTrace(3, 6000))
 	for i, p := range probs {
 		in := newInst(p, never)
 		require.True(t, in.ensureCover(never))
