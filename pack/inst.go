@@ -36,6 +36,9 @@ type inst struct {
 	total      []int64 // per buffer: the largest demand among its sections
 	g          int64   // every canonical offset is a multiple of g
 	maxLive    int64
+	// occ is the greedy passes' occupancy tree, reused by each (an inst
+	// belongs to one Solve, which runs the passes one after another).
+	occ *occupancy
 }
 
 func gcd(a, b int64) int64 {

@@ -77,6 +77,17 @@ func newOccupancy(ns int) *occupancy {
 	}
 }
 
+// reset empties the tree, keeping its lists' memory for the next pass.
+func (o *occupancy) reset() {
+	for i := range o.own {
+		o.own[i] = o.own[i][:0]
+		o.sub[i] = o.sub[i][:0]
+	}
+	clear(o.pathAt)
+	clear(o.ver)
+	o.clock = 1
+}
+
 // cached reports whether node v caches its path.
 func (o *occupancy) cached(v int32) bool { return v < 1<<o.cacheDepth }
 

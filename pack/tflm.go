@@ -26,14 +26,23 @@ import (
 //
 // stop, if not nil, is asked every 256 buffers placed; when it returns
 // true TFLM returns nil offsets and peak -1. The runtime's walk is
-// quadratic in the number of buffers; TFLM finds the same gaps in an
-// occupancy tree (see greedyPack), in O(n log n) plus the runs it reads.
+// quadratic in the number of buffers; from 1,024 buffers on TFLM finds
+// the same gaps in an occupancy tree (see greedyTree), in O(n log n) plus
+// the runs it reads.
 func TFLM(p *Problem, fixed []int64, stop func() bool) (offs []int64, peak int64) {
-	return tflm(p, fixed, stop, false)
+	return tflm(p, fixed, stop, tflmAuto)
 }
 
-// tflm is TFLM; scan asks for the runtime's walk (tflmScan) on every input.
-func tflm(p *Problem, fixed []int64, stop func() bool, scan bool) (offs []int64, peak int64) {
+// How tflm finds its gaps: the runtime's walk below scanBelow buffers
+// (faster there) and the occupancy tree from there on, or either always.
+const (
+	tflmAuto = iota
+	tflmWalk
+	tflmTree
+)
+
+// tflm is TFLM, its gaps found as mode says.
+func tflm(p *Problem, fixed []int64, stop func() bool, mode int) (offs []int64, peak int64) {
 	n := len(p.Buffers)
 	offs = make([]int64, n)
 	order := make([]int, 0, n)
@@ -54,8 +63,9 @@ func tflm(p *Problem, fixed []int64, stop func() bool, scan bool) (offs []int64,
 	})
 	order = append(order, online...)
 	isFixed := func(i int) bool { return fixed != nil && fixed[i] >= 0 }
+	walk := mode == tflmWalk || (mode == tflmAuto && n < scanBelow)
 	for _, b := range p.Buffers {
-		if scan || b.Lower >= b.Upper || b.Size <= 0 {
+		if walk || b.Lower >= b.Upper || b.Size <= 0 {
 			// An empty lifetime [t, t) is alive with every buffer around t
 			// in TFLM's test (intervals that meet), which sections cannot
 			// say, and an empty buffer fits a gap of 0 bytes, which a union

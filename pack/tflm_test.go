@@ -169,13 +169,13 @@ func TestTFLMMatchesScan(t *testing.T) {
 				fixed[i] = 16 * r.Int64N(20)
 			}
 		}
-		want, wantPeak := tflm(p, fixed, nil, true)
-		got, peak := TFLM(p, fixed, nil)
+		want, wantPeak := tflm(p, fixed, nil, tflmWalk)
+		got, peak := tflm(p, fixed, nil, tflmTree)
 		require.Equal(t, want, got, "iter %d", iter)
 		require.Equal(t, wantPeak, peak, "iter %d", iter)
 		if iter%2 == 0 {
-			want, wantPeak = tflm(p, nil, nil, true)
-			got, peak = TFLM(p, nil, nil)
+			want, wantPeak = tflm(p, nil, nil, tflmWalk)
+			got, peak = tflm(p, nil, nil, tflmTree)
 			require.Equal(t, want, got, "iter %d", iter)
 			require.Equal(t, wantPeak, peak, "iter %d", iter)
 		}
