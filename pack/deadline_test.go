@@ -172,6 +172,7 @@ func TestIndexHasNoConflictLists(t *testing.T) {
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(4<<20))
 	assert.Equal(t, int64(4000*3999), in.edges)
 	// Each conflict is seen once by confParts.
+	require.True(t, in.ensureCover(never))
 	for _, b := range []int32{0, 1, 1234, 3999} {
 		early, late := in.confParts(b)
 		n := 0

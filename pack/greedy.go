@@ -23,8 +23,58 @@ const (
 // lowest offset of the gap that fits it best (bestFit) or at the lowest
 // offset where it fits (first fit), among the buffers already placed that it
 // conflicts with. It returns the offsets and the peak, or ok false if stop
-// (asked every 256 buffers) cut the pass.
+// (asked every 256 buffers) cut the pass. Below scanBelow buffers it scans
+// the placed buffers (greedyScan), from there on it reads an occupancy
+// tree (greedyTree): the same offsets either way.
 func greedyPack(in *inst, order []int32, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
+	if in.n < scanBelow {
+		return greedyScan(in, order, bestFit, stop)
+	}
+	return greedyTree(in, order, bestFit, stop)
+}
+
+// scanBelow is the number of buffers from which the greedy passes and
+// TFLM use the occupancy tree: on compiler traces the scan is faster
+// below about 1,000 buffers (2x at 150-450, MiniMalloc's challenging
+// set), the tree above (3.4x at 8,000).
+const scanBelow = 1024
+
+// greedyTree is greedyPack's pass over an occupancy tree (see
+// occupancy): the gaps come from the tree, not from a scan of the placed
+// buffers, so a pass costs O(n log ns) insertions plus the runs each query
+// reads, which stay few where the conflicts are many.
+func greedyTree(in *inst, order []int32, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
+	offs = make([]int64, in.n)
+	// One tree per instance, emptied for each pass: its lists keep their
+	// memory (on small instances, allocating them was most of a pass).
+	if in.occ == nil {
+		in.occ = newOccupancy(in.ns)
+	} else {
+		in.occ.reset()
+	}
+	occ := in.occ
+	for k, b := range order {
+		if k&255 == 255 && stop() {
+			return nil, 0, false
+		}
+		size := in.size[b]
+		lo, hi := in.lo[b], in.hi[b]
+		at := occ.place(lo, hi, size, in.align[b], bestFit)
+		occ.add(lo, hi, at, at+size)
+		offs[b] = at
+		peak = max(peak, at+size)
+	}
+	return offs, peak, true
+}
+
+// greedyScan is the greedy pass that scans, for each buffer, the placed
+// buffers it conflicts with in order of offset for the gaps. It gives the
+// same offsets as greedyTree (tested), twice as fast on a few hundred
+// buffers, but O(n²) or O(E log E) a pass.
+func greedyScan(in *inst, order []int32, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
+	if !in.ensureCover(stop) { // the sparse scan reads conflicts off them
+		return nil, 0, false
+	}
 	offs = make([]int64, in.n)
 	placed := make([]bool, in.n)
 	// The placed buffers, sorted by offset: scanning them in order and

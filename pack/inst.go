@@ -19,19 +19,26 @@ type inst struct {
 	size, align []int64 // align >= 1
 	lo, hi      []int32
 	length      []int64 // upper - lower, in time units
-	coverStart  []int32 // buffers alive in section s: cover[coverStart[s]:coverStart[s+1]]
-	cover       []int32
-	posStart    []int32 // where buffer b sits in each of its sections' cover lists:
-	pos         []int32 // pos[posStart[b]+s-lo[b]] is an index into cover
-	byLo        []int32 // buffers by first section (by index within one)
-	loStart     []int32 // buffers starting in sections [a, c): byLo[loStart[a]:loStart[c]]
-	deg         []int32 // per buffer: the number of buffers it conflicts with
-	edges       int64   // sum of deg
-	classPrev   []int32 // previous buffer of b's symmetry class, or -1
-	demand      []int64 // total size alive in each section
-	total       []int64 // per buffer: the largest demand among its sections
-	g           int64   // every canonical offset is a multiple of g
-	maxLive     int64
+	counts      []int32 // per section: the number of buffers alive in it
+	// The cover lists, built by ensureCover for the branch and bound only
+	// (their size is the sum of the buffers' section counts: 193 million
+	// entries, 1.5 GB, on idealloc's Y_1, where the greedy needs none):
+	coverStart []int32 // buffers alive in section s: cover[coverStart[s]:coverStart[s+1]]
+	cover      []int32
+	posStart   []int32 // where buffer b sits in each of its sections' cover lists:
+	pos        []int32 // pos[posStart[b]+s-lo[b]] is an index into cover
+	byLo       []int32 // buffers by first section (by index within one)
+	loStart    []int32 // buffers starting in sections [a, c): byLo[loStart[a]:loStart[c]]
+	deg        []int32 // per buffer: the number of buffers it conflicts with
+	edges      int64   // sum of deg
+	classPrev  []int32 // previous buffer of b's symmetry class, or -1
+	demand     []int64 // total size alive in each section
+	total      []int64 // per buffer: the largest demand among its sections
+	g          int64   // every canonical offset is a multiple of g
+	maxLive    int64
+	// occ is the greedy passes' occupancy tree, reused by each (an inst
+	// belongs to one Solve, which runs the passes one after another).
+	occ *occupancy
 }
 
 func gcd(a, b int64) int64 {
@@ -51,8 +58,9 @@ func roundUp(x, a int64) int64 {
 	return x
 }
 
-// newInst compiles p. Its cost is O(n log n) plus the total number of
-// sections the buffers are alive in (the cover lists). It calls stop every
+// newInst compiles p, in O(n log n + ns log ns) time and memory: the
+// cover lists, whose size is the total number of sections the buffers are
+// alive in, wait for ensureCover. It calls stop every
 // few thousand buffers and returns nil as soon as stop says so.
 func newInst(p *Problem, stop func() bool) *inst {
 	n := len(p.Buffers)
@@ -79,25 +87,27 @@ func newInst(p *Problem, stop func() bool) *inst {
 	in.lo = make([]int32, n)
 	in.hi = make([]int32, n)
 	in.length = make([]int64, n)
-	in.demand = make([]int64, ns)
 	var g int64
+	// Differences of the demand and of the number of buffers alive per
+	// section, summed below: O(n + ns), whatever the lifetimes.
+	dd := make([]int64, ns+1)
 	counts := make([]int32, ns+1)
 	starts := make([]int32, ns+1)
 	for i, b := range p.Buffers {
 		in.size[i] = b.Size
 		in.align[i] = max(b.Align, 1)
-		in.lo[i] = rank(b.Lower)
-		in.hi[i] = rank(b.Upper)
+		lo, hi := rank(b.Lower), rank(b.Upper)
+		in.lo[i], in.hi[i] = lo, hi
 		in.length[i] = b.Upper - b.Lower
 		g = gcd(g, b.Size)
 		if b.Align > 1 {
 			g = gcd(g, b.Align)
 		}
-		for s := in.lo[i]; s < in.hi[i]; s++ {
-			in.demand[s] += b.Size
-			counts[s]++
-		}
-		starts[in.lo[i]]++
+		dd[lo] += b.Size
+		dd[hi] -= b.Size
+		counts[lo]++
+		counts[hi]--
+		starts[lo]++
 		if every(i) {
 			return nil
 		}
@@ -105,39 +115,27 @@ func newInst(p *Problem, stop func() bool) *inst {
 	if g == 0 {
 		g = 1
 	}
-	in.total = make([]int64, n)
-	for i := 0; i < n; i++ {
-		for s := in.lo[i]; s < in.hi[i]; s++ {
-			in.total[i] = max(in.total[i], in.demand[s])
-		}
-		if every(i) {
-			return nil
-		}
-	}
 	in.g = g
-	for _, d := range in.demand {
+	in.demand = make([]int64, ns)
+	var d int64
+	var c int32
+	for s := 0; s < ns; s++ {
+		d += dd[s]
+		c += counts[s]
+		in.demand[s], counts[s] = d, c
 		in.maxLive = max(in.maxLive, d)
 	}
-	in.coverStart = make([]int32, ns+1)
-	for s := 0; s < ns; s++ {
-		in.coverStart[s+1] = in.coverStart[s] + counts[s]
-	}
-	in.cover = make([]int32, in.coverStart[ns])
-	fill := append([]int32(nil), in.coverStart[:ns]...)
-	in.posStart = make([]int32, n+1)
+	counts[ns] = 0
+	// total: the largest demand over each buffer's sections, from a sparse
+	// table of range maxima (O(ns log ns) to build, O(1) a query).
+	in.total = make([]int64, n)
+	rmq := newRangeMax(in.demand)
 	for i := 0; i < n; i++ {
-		in.posStart[i+1] = in.posStart[i] + in.hi[i] - in.lo[i]
+		in.total[i] = rmq.max(in.lo[i], in.hi[i])
 	}
-	in.pos = make([]int32, in.posStart[n])
-	for i := 0; i < n; i++ {
-		for s := in.lo[i]; s < in.hi[i]; s++ {
-			in.cover[fill[s]] = int32(i)
-			in.pos[in.posStart[i]+s-in.lo[i]] = fill[s]
-			fill[s]++
-		}
-		if every(i) {
-			return nil
-		}
+	in.counts = counts
+	if stop() {
+		return nil
 	}
 	// Buffers by first section (a counting sort, stable by index), and
 	// each buffer's number of conflicts: those alive in its first section
@@ -175,7 +173,71 @@ func newInst(p *Problem, stop func() bool) *inst {
 	return in
 }
 
-// confParts returns the buffers b conflicts with, in two parts, each of
+// ensureCover builds the cover lists (the buffers alive in each section,
+// and where each buffer sits in them) if they are not built yet. It costs
+// O(n + ns) plus the sum of the buffers' section counts, in time and in
+// memory. It calls stop (if not nil) every few thousand buffers and
+// reports false, building nothing, as soon as stop says so.
+func (in *inst) ensureCover(stop func() bool) bool {
+	if in.cover != nil || in.n == 0 {
+		return true
+	}
+	ns, n := in.ns, in.n
+	coverStart := make([]int32, ns+1)
+	for s := 0; s < ns; s++ {
+		coverStart[s+1] = coverStart[s] + in.counts[s]
+	}
+	cover := make([]int32, coverStart[ns])
+	fill := append([]int32(nil), coverStart[:ns]...)
+	posStart := make([]int32, n+1)
+	for i := 0; i < n; i++ {
+		posStart[i+1] = posStart[i] + in.hi[i] - in.lo[i]
+	}
+	pos := make([]int32, posStart[n])
+	for i := 0; i < n; i++ {
+		for s := in.lo[i]; s < in.hi[i]; s++ {
+			cover[fill[s]] = int32(i)
+			pos[posStart[i]+s-in.lo[i]] = fill[s]
+			fill[s]++
+		}
+		if i&4095 == 4095 && stop != nil && stop() {
+			return false
+		}
+	}
+	in.coverStart, in.cover, in.posStart, in.pos = coverStart, cover, posStart, pos
+	return true
+}
+
+// rangeMax answers range-maximum queries over a fixed slice (a sparse
+// table: level k holds the maxima of the runs of 2^k values).
+type rangeMax struct {
+	levels [][]int64
+}
+
+func newRangeMax(v []int64) *rangeMax {
+	r := &rangeMax{levels: [][]int64{v}}
+	for w := 1; 2*w <= len(v); w *= 2 {
+		prev := r.levels[len(r.levels)-1]
+		next := make([]int64, len(prev)-w)
+		for i := range next {
+			next[i] = max(prev[i], prev[i+w])
+		}
+		r.levels = append(r.levels, next)
+	}
+	return r
+}
+
+// max returns the largest of v[a:c] (a < c).
+func (r *rangeMax) max(a, c int32) int64 {
+	k := 0
+	for 2<<k <= c-a {
+		k++
+	}
+	l := r.levels[k]
+	return max(l[a], l[c-1<<k])
+}
+
+// confParts returns (after ensureCover) the buffers b conflicts with, in two parts, each of
 // which holds others too: early, the buffers alive in b's first section,
 // of which those that start before it (lo < lo[b]) conflict with b; late,
 // the buffers that start while b is alive, all of which conflict with b

@@ -520,12 +520,15 @@ func (t *searcher) pick(a, c int32) (int64, int32) {
 			}
 		}
 	case secBest: // the best-ranked buffer that can go at L; its tightest section
+		// The buffers that start in the region, not all n: on a large
+		// instance split into many regions that is most of a node's cost.
+		// Ranks are distinct, so the order they are visited in does not
+		// matter.
 		bb := int32(-1)
-		for b := int32(0); b < int32(t.in.n); b++ {
-			if t.lb[b] == L && !t.placed[b] && (bb < 0 || t.rank[b] < t.rank[bb]) {
-				if lo := t.in.lo[b]; lo >= a && lo < c && t.isCand(b, L) {
-					bb = b
-				}
+		in := t.in
+		for _, b := range in.byLo[in.loStart[a]:in.loStart[c]] {
+			if t.lb[b] == L && !t.placed[b] && (bb < 0 || t.rank[b] < t.rank[bb]) && t.isCand(b, L) {
+				bb = b
 			}
 		}
 		if bb >= 0 {

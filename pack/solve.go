@@ -41,6 +41,9 @@ func exact(in *inst, C int64, seed uint64, stop func() bool, st *Stats, budget i
 			return nil, exactInfeasible
 		}
 	}
+	if !in.ensureCover(stop) {
+		return nil, exactStopped
+	}
 	t := newSearcher(in, C, 14)
 	t.stop = stop
 	t.seed = seed
@@ -50,6 +53,11 @@ func exact(in *inst, C int64, seed uint64, stop func() bool, st *Stats, budget i
 		if ok = t.solveRestarts(r[0], r[1], -1); !ok {
 			break
 		}
+		// A packed region is never undone (the regions do not interact,
+		// and one that fails fails the probe), so its trail can go: the
+		// trail then holds one region's changes, not the whole
+		// instance's (29 copies of a 1,042-buffer trace: 290 MB).
+		t.trail.n = 0
 	}
 	st.Nodes += t.nodes
 	st.Restarts += t.restarts
@@ -276,7 +284,11 @@ func (s *solver) firstFit() bool {
 func (s *solver) minimize() {
 	sol, g := s.sol, s.in.g
 	lo := roundUp(s.lb, g)
-	s.budget = minimizeBudget
+	// A packing takes a node per buffer at least: a budget below that
+	// could never find one (29 time-shifted copies of a 1,042-buffer
+	// trace, each packed at max-live in about 1,000 nodes, used up
+	// 90,000 nodes in four probes under a budget of 20,000).
+	s.budget = max(minimizeBudget, 2*int64(s.in.n))
 	if lo < sol.Peak {
 		switch s.probe(lo) {
 		case exactInfeasible:
@@ -352,5 +364,6 @@ func (s *solver) probe(c int64) exactResult {
 // lubyUnit is the node limit of a unit run of the root restart loop.
 const lubyUnit int64 = 4000
 
-// minimizeBudget is the node budget of Minimize's first probes.
+// minimizeBudget is the node budget of Minimize's first probes (at least
+// two nodes per buffer).
 const minimizeBudget = 20000

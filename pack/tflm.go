@@ -25,9 +25,24 @@ import (
 // and the peak, max(offset+size).
 //
 // stop, if not nil, is asked every 256 buffers placed; when it returns
-// true TFLM returns nil offsets and peak -1 (TFLM's walk is quadratic in
-// the number of buffers, as the runtime's is).
+// true TFLM returns nil offsets and peak -1. The runtime's walk is
+// quadratic in the number of buffers; from 1,024 buffers on TFLM finds
+// the same gaps in an occupancy tree (see greedyTree), in O(n log n) plus
+// the runs it reads.
 func TFLM(p *Problem, fixed []int64, stop func() bool) (offs []int64, peak int64) {
+	return tflm(p, fixed, stop, tflmAuto)
+}
+
+// How tflm finds its gaps: the runtime's walk below scanBelow buffers
+// (faster there) and the occupancy tree from there on, or either always.
+const (
+	tflmAuto = iota
+	tflmWalk
+	tflmTree
+)
+
+// tflm is TFLM, its gaps found as mode says.
+func tflm(p *Problem, fixed []int64, stop func() bool, mode int) (offs []int64, peak int64) {
 	n := len(p.Buffers)
 	offs = make([]int64, n)
 	order := make([]int, 0, n)
@@ -48,6 +63,51 @@ func TFLM(p *Problem, fixed []int64, stop func() bool) (offs []int64, peak int64
 	})
 	order = append(order, online...)
 	isFixed := func(i int) bool { return fixed != nil && fixed[i] >= 0 }
+	walk := mode == tflmWalk || (mode == tflmAuto && n < scanBelow)
+	for _, b := range p.Buffers {
+		if walk || b.Lower >= b.Upper || b.Size <= 0 {
+			// An empty lifetime [t, t) is alive with every buffer around t
+			// in TFLM's test (intervals that meet), which sections cannot
+			// say, and an empty buffer fits a gap of 0 bytes, which a union
+			// has not: walk the placed buffers as the runtime does.
+			return tflmScan(p, order, offs, isFixed, stop)
+		}
+	}
+	// The first gap between the placed buffers alive with b, walked in
+	// order of offset, is the lowest hole of the union of their memory
+	// intervals: an occupancy tree over the sections finds it without
+	// walking them (the walk is quadratic: 2.5 s on 62,185 buffers).
+	times := make([]int64, 0, 2*n)
+	for _, b := range p.Buffers {
+		times = append(times, b.Lower, b.Upper)
+	}
+	slices.Sort(times)
+	times = slices.Compact(times)
+	rank := func(t int64) int32 {
+		i, _ := slices.BinarySearch(times, t)
+		return int32(i)
+	}
+	occ := newOccupancy(max(len(times)-1, 1))
+	for k, i := range order {
+		if stop != nil && k%256 == 255 && stop() {
+			return nil, -1
+		}
+		b := p.Buffers[i]
+		lo, hi := rank(b.Lower), rank(b.Upper)
+		if !isFixed(i) {
+			offs[i] = occ.place(lo, hi, b.Size, 1, false)
+		}
+		occ.add(lo, hi, offs[i], offs[i]+b.Size)
+		peak = max(peak, offs[i]+b.Size)
+	}
+	return offs, peak
+}
+
+// tflmScan is TFLM's walk as the runtime does it: each buffer scans the
+// placed buffers in order of offset (ties in the order they were placed).
+func tflmScan(p *Problem, order []int, offs []int64, isFixed func(int) bool, stop func() bool) ([]int64, int64) {
+	var peak int64
+	n := len(p.Buffers)
 	// placed lists the placed buffers by offset; a new one goes after
 	// every placed buffer with an offset not above its own.
 	placed := make([]int, 0, n)

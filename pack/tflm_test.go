@@ -142,3 +142,42 @@ func TestTFLMAligned(t *testing.T) {
 	_, _, err = TFLMAligned(&Problem{Buffers: []Buffer{{ID: "x", Upper: 1, Size: 1, Align: 1<<31 - 1}, {ID: "y", Upper: 1, Size: 1, Align: 1<<31 - 19}, {ID: "z", Upper: 1, Size: 1}}}, nil)
 	require.ErrorContains(t, err, "add up beyond")
 }
+
+// TestTFLMMatchesScan: TFLM's offsets, found in an occupancy tree, are
+// those of the runtime's walk over the placed buffers (tflmScan), with
+// fixed buffers (overlapping each other too), ties in size, and empty
+// lifetimes and sizes (which take the walk).
+func TestTFLMMatchesScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for iter := range 400 {
+		n := 1 + r.IntN(60)
+		p := &Problem{}
+		fixed := make([]int64, n)
+		for i := range n {
+			lo := r.Int64N(30)
+			up := lo + 1 + r.Int64N(10)
+			if iter%10 == 9 && r.IntN(8) == 0 {
+				up = lo // empty lifetime
+			}
+			size := 16 * (1 + r.Int64N(6))
+			if iter%10 == 8 && r.IntN(8) == 0 {
+				size = 0
+			}
+			p.Buffers = append(p.Buffers, Buffer{ID: fmt.Sprint(i), Lower: lo, Upper: up, Size: size})
+			fixed[i] = -1
+			if iter%2 == 1 && r.IntN(5) == 0 {
+				fixed[i] = 16 * r.Int64N(20)
+			}
+		}
+		want, wantPeak := tflm(p, fixed, nil, tflmWalk)
+		got, peak := tflm(p, fixed, nil, tflmTree)
+		require.Equal(t, want, got, "iter %d", iter)
+		require.Equal(t, wantPeak, peak, "iter %d", iter)
+		if iter%2 == 0 {
+			want, wantPeak = tflm(p, nil, nil, tflmWalk)
+			got, peak = tflm(p, nil, nil, tflmTree)
+			require.Equal(t, want, got, "iter %d", iter)
+			require.Equal(t, wantPeak, peak, "iter %d", iter)
+		}
+	}
+}

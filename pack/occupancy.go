@@ -1,0 +1,285 @@
+package pack
+
+import (
+	"cmp"
+	"slices"
+)
+
+// occupancy holds the placed buffers of a greedy pass so that a new buffer
+// finds the gaps between the placed buffers it conflicts with without
+// looking at each of them.
+//
+// It is a segment tree over the sections. A placed buffer alive on
+// sections [lo, hi) is stored, as its memory interval, in the O(log ns)
+// nodes that decompose [lo, hi) (own), and in every node above them
+// (sub): sub[v] is the union of the intervals of the buffers stored at v
+// or below it, own[v] that of the buffers stored at v itself. Both are
+// kept as sorted lists of disjoint runs: intervals that overlap or touch
+// are merged. A query over [lo, hi) reads sub of the nodes that decompose
+// [lo, hi) and own of their ancestors: a placed buffer conflicts with the
+// query exactly when one of its nodes lies below a decomposing node (it is
+// in that node's sub) or above one (in that ancestor's own). The union of
+// those lists is the union of the conflicting buffers' intervals, whose
+// holes are the gaps the greedy chooses among: the same gaps as a scan of
+// the conflicting buffers in order of offset.
+//
+// The lists stay short where it matters: over a long time range the
+// buffers' union is nearly solid (few runs), and over a short one few
+// buffers are alive. Storing a buffer costs O(log ns) list insertions.
+type occupancy struct {
+	leaves int32
+	own    [][]run
+	sub    [][]run
+	mark   []uint32 // per node: the generation that last visited it
+	gen    uint32
+	// The nodes above depth cacheDepth (index below 1<<cacheDepth) cache
+	// path[v], the union of the own lists of v and of all its ancestors,
+	// computed at clock pathAt[v] (0: never); ver[v] is the clock of the
+	// last change to own[v]. A path is stale when its node's own list
+	// changed or its parent's path was computed anew since.
+	cacheDepth int
+	clock      uint64
+	path       [][]run
+	pathAt     []uint64
+	ver        []uint64
+	lists      [][]run // a query's lists
+	pending    []int32 // a query's cached nodes whose paths it reads
+	runs       []run   // a query's runs: the union merged so far
+	spare      []run   // the other buffer of union
+}
+
+// run is a half-open memory interval [s, e).
+type run struct{ s, e int64 }
+
+func newOccupancy(ns int) *occupancy {
+	leaves := int32(1)
+	for int(leaves) < ns {
+		leaves *= 2
+	}
+	// Cache the paths of the top levels, down to the nodes that span 512
+	// to 1023 sections: their own lists hold the long-lived buffers, which
+	// most queries read. (On Y_1 caching down to 128-255 sections was as
+	// fast with 25 MB more, down to 32-63 slower: more paths go stale.)
+	cd := 0
+	for 1<<(cd+1) <= int(leaves)/128 {
+		cd++
+	}
+	return &occupancy{
+		leaves:     leaves,
+		own:        make([][]run, 2*leaves),
+		sub:        make([][]run, 2*leaves),
+		mark:       make([]uint32, 2*leaves),
+		cacheDepth: cd,
+		clock:      1,
+		path:       make([][]run, 1<<cd),
+		pathAt:     make([]uint64, 1<<cd),
+		ver:        make([]uint64, 1<<cd),
+	}
+}
+
+// reset empties the tree, keeping its lists' memory for the next pass.
+func (o *occupancy) reset() {
+	for i := range o.own {
+		o.own[i] = o.own[i][:0]
+		o.sub[i] = o.sub[i][:0]
+	}
+	clear(o.pathAt)
+	clear(o.ver)
+	o.clock = 1
+}
+
+// cached reports whether node v caches its path.
+func (o *occupancy) cached(v int32) bool { return v < 1<<o.cacheDepth }
+
+// pathOf returns v's path (the union of the own lists of v and its
+// ancestors; v cached), computing anew the stale paths from the root down.
+func (o *occupancy) pathOf(v int32) []run {
+	var chain [32]int32
+	k := 0
+	for x := v; x >= 1; x >>= 1 {
+		chain[k] = x
+		k++
+	}
+	var parentAt uint64
+	for i := k - 1; i >= 0; i-- {
+		x := chain[i]
+		if at := o.pathAt[x]; at == 0 || at < o.ver[x] || at < parentAt {
+			o.runs = o.runs[:0]
+			if x > 1 {
+				o.union(o.path[x>>1])
+			}
+			o.union(o.own[x])
+			o.path[x] = append(o.path[x][:0], o.runs...)
+			o.clock++
+			o.pathAt[x] = o.clock
+		}
+		parentAt = o.pathAt[x]
+	}
+	return o.path[v]
+}
+
+// insertRun adds [s, e) to the sorted disjoint runs rs, merging it with
+// every run it overlaps or touches.
+func insertRun(rs []run, s, e int64) []run {
+	// i: the first run that ends at or after s (it may merge with [s, e)).
+	i, _ := slices.BinarySearchFunc(rs, s, func(r run, x int64) int { return cmp.Compare(r.e, x) })
+	j := i
+	for j < len(rs) && rs[j].s <= e {
+		s, e = min(s, rs[j].s), max(e, rs[j].e)
+		j++
+	}
+	if i == j {
+		return slices.Insert(rs, i, run{s, e})
+	}
+	rs[i] = run{s, e}
+	return slices.Delete(rs, i+1, j)
+}
+
+func (o *occupancy) nextGen() {
+	o.gen++
+	if o.gen == 0 {
+		clear(o.mark)
+		o.gen = 1
+	}
+}
+
+// add stores the interval [s, e) of a buffer alive on sections [lo, hi).
+func (o *occupancy) add(lo, hi int32, s, e int64) {
+	o.nextGen()
+	for l, r := lo+o.leaves, hi+o.leaves; l < r; l, r = l>>1, r>>1 {
+		if l&1 == 1 {
+			o.addAt(l, s, e)
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			o.addAt(r, s, e)
+		}
+	}
+}
+
+// addAt stores [s, e) at node u: in its own list, and in the sub lists of
+// u and of its ancestors not yet visited by this add.
+func (o *occupancy) addAt(u int32, s, e int64) {
+	o.own[u] = insertRun(o.own[u], s, e)
+	if o.cached(u) {
+		o.clock++
+		o.ver[u] = o.clock
+	}
+	for v := u; v >= 1 && o.mark[v] != o.gen; v >>= 1 {
+		o.mark[v] = o.gen
+		o.sub[v] = insertRun(o.sub[v], s, e)
+	}
+}
+
+// place returns the offset the greedy gives a buffer of the given size
+// and alignment alive on sections [lo, hi): with bestFit, the lowest
+// aligned offset of the smallest hole (between the intervals of the
+// stored buffers alive with it) that holds it; else the lowest offset of
+// the lowest such hole; above them all if no hole holds it.
+func (o *occupancy) place(lo, hi int32, size, al int64, bestFit bool) int64 {
+	o.nextGen()
+	o.lists = o.lists[:0]
+	for l, r := lo+o.leaves, hi+o.leaves; l < r; l, r = l>>1, r>>1 {
+		if l&1 == 1 {
+			o.gather(l)
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			o.gather(r)
+		}
+	}
+	// The cached paths, computed after gathering (pathOf uses o.runs).
+	for _, v := range o.pending {
+		if p := o.pathOf(v); len(p) > 0 {
+			o.lists = append(o.lists, p)
+		}
+	}
+	o.pending = o.pending[:0]
+	// Shortest lists first, so that the union merged so far stays short
+	// until the long lists come (insertion sort: the lists are few).
+	ls := o.lists
+	for i := 1; i < len(ls); i++ {
+		for j := i; j > 0 && len(ls[j]) < len(ls[j-1]); j-- {
+			ls[j], ls[j-1] = ls[j-1], ls[j]
+		}
+	}
+	o.runs = o.runs[:0]
+	for _, l := range ls {
+		o.union(l)
+	}
+	var cur int64
+	best, bestGap := int64(-1), int64(-1)
+	for _, r := range o.runs {
+		if r.s > cur {
+			if at := roundUp(cur, al); at+size <= r.s {
+				gap := r.s - cur
+				if best < 0 || (bestFit && gap < bestGap) {
+					best, bestGap = at, gap
+				}
+				if !bestFit {
+					break
+				}
+			}
+		}
+		cur = max(cur, r.e)
+	}
+	if best < 0 {
+		best = roundUp(cur, al)
+	}
+	return best
+}
+
+// gather adds to the query's lists node u's sub list and its ancestors'
+// own lists (those not yet visited by this query), leaving out empty ones.
+func (o *occupancy) gather(u int32) {
+	if len(o.sub[u]) > 0 {
+		o.lists = append(o.lists, o.sub[u])
+	}
+	for v := u >> 1; v >= 1 && o.mark[v] != o.gen; v >>= 1 {
+		if o.cached(v) {
+			// The rest of the way up in one list: mark it all.
+			for x := v; x >= 1 && o.mark[x] != o.gen; x >>= 1 {
+				o.mark[x] = o.gen
+			}
+			o.pending = append(o.pending, v)
+			return
+		}
+		o.mark[v] = o.gen
+		if len(o.own[v]) > 0 {
+			o.lists = append(o.lists, o.own[v])
+		}
+	}
+}
+
+// union merges the sorted disjoint runs b into o.runs, which stay sorted
+// and disjoint (runs that overlap or touch become one): linear in both.
+func (o *occupancy) union(b []run) {
+	if len(b) == 0 {
+		return
+	}
+	a := o.runs
+	if len(a) == 0 {
+		o.runs = append(o.runs, b...)
+		return
+	}
+	out := o.spare[:0]
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		var r run
+		if j == len(b) || (i < len(a) && a[i].s <= b[j].s) {
+			r = a[i]
+			i++
+		} else {
+			r = b[j]
+			j++
+		}
+		if k := len(out) - 1; k >= 0 && r.s <= out[k].e {
+			out[k].e = max(out[k].e, r.e)
+		} else {
+			out = append(out, r)
+		}
+	}
+	o.runs, o.spare = out, a
+}

@@ -1,0 +1,151 @@
+package pack
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// idealloc is where the idealloc benchmarks (Y_1 and others) are, if this
+// machine has them ($HIEROPT_IDEALLOC overrides it).
+func idealloc() string {
+	if d := os.Getenv("HIEROPT_IDEALLOC"); d != "" {
+		return d
+	}
+	return "/work/shared/benchmarks/idealloc"
+}
+
+// BenchmarkPackScaling: Solve with Minimize (and a node limit of 2000, so
+// that the run is deterministic and the branch and bound's share bounded)
+// on compiler traces of 1k to 64k buffers: the first n rows of idealloc's
+// Y_1 (when the file is there) and compilerTrace(1, n) (about 10% of the
+// buffers long-lived, like Y_1). Each size reports s/op, the process's peak
+// RSS during the run (peak-MB: VmHWM, reset before it; Linux only) and the
+// peak above max-live (gap-%); a last sub-benchmark "fit" reports the
+// exponents k of time ~ n^k and peak RSS ~ n^k fitted by least squares
+// over the sizes (time-exp, rss-exp). Run one at a time:
+//
+//	go test ./pack -run '^$' -bench PackScaling -benchtime 1x
+func BenchmarkPackScaling(b *testing.B) {
+	sizes := []int{1000, 2000, 4000, 8000, 16000, 32000, 64000}
+	type input struct {
+		name string
+		make func(n int) *Problem
+		max  int // largest n it has (0: any)
+	}
+	inputs := []input{{name: "trace", make: func(n int) *Problem { return compilerTrace(1, n) }}}
+	if y, err := os.ReadFile(idealloc() + "/Y_1.csv"); err == nil {
+		all, err := ReadCSV("Y_1.csv", bytes.NewReader(y))
+		if err != nil {
+			b.Fatal(err)
+		}
+		inputs = append([]input{{name: "Y_1", max: len(all.Buffers), make: func(n int) *Problem {
+			return &Problem{Buffers: all.Buffers[:n]}
+		}}}, inputs...)
+	}
+	for _, in := range inputs {
+		var ns, secs, rss []float64
+		for _, n := range sizes {
+			if in.max > 0 && n > in.max {
+				n = in.max
+			}
+			p := in.make(n)
+			b.Run(fmt.Sprintf("%s/%d", in.name, n), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					debug.FreeOSMemory()
+					resetPeakRSS()
+					before := peakRSS()
+					start := time.Now()
+					sol, err := Solve(context.Background(), p, &Options{Minimize: true, NodeLimit: 2000})
+					d := time.Since(start)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := Check(p, sol); err != nil {
+						b.Fatal(err)
+					}
+					mb := float64(max(peakRSS(), before)) / (1 << 20)
+					lb := MaxLive(p)
+					b.ReportMetric(d.Seconds(), "s/run")
+					b.ReportMetric(mb, "peak-MB")
+					b.ReportMetric(100*float64(sol.Peak-lb)/float64(lb), "gap-%")
+					if i == 0 {
+						ns = append(ns, float64(n))
+						secs = append(secs, d.Seconds())
+						rss = append(rss, mb)
+					}
+				}
+			})
+		}
+		b.Run(in.name+"/fit", func(b *testing.B) {
+			b.ReportMetric(fitExponent(ns, secs), "time-exp")
+			b.ReportMetric(fitExponent(ns, rss), "rss-exp")
+		})
+	}
+}
+
+// fitExponent returns k of y ~ c*x^k, least squares on the logarithms
+// (NaN with fewer than two points).
+func fitExponent(x, y []float64) float64 {
+	if len(x) < 2 {
+		return math.NaN()
+	}
+	var sx, sy, sxx, sxy float64
+	for i := range x {
+		lx, ly := math.Log(x[i]), math.Log(y[i])
+		sx, sy, sxx, sxy = sx+lx, sy+ly, sxx+lx*lx, sxy+lx*ly
+	}
+	m := float64(len(x))
+	return (m*sxy - sx*sy) / (m*sxx - sx*sx)
+}
+
+// resetPeakRSS resets the process's peak RSS (VmHWM) to its current RSS
+// (Linux: 5 to /proc/self/clear_refs); elsewhere it does nothing.
+func resetPeakRSS() {
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+// peakRSS returns the process's peak RSS in bytes (VmHWM), 0 where
+// unknown.
+func peakRSS() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+			f := bytes.Fields(rest)
+			if len(f) == 2 {
+				kb, err := strconv.ParseInt(string(f[0]), 10, 64)
+				if err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// BenchmarkSolveFile solves the MiniMalloc CSV named by $HIEROPT_PACK_FILE
+// with Minimize and a node limit of 200,000 (a profiling aid: add
+// -cpuprofile or -memprofile).
+func BenchmarkSolveFile(b *testing.B) {
+	path := os.Getenv("HIEROPT_PACK_FILE")
+	if path == "" {
+		b.Skip("HIEROPT_PACK_FILE not set")
+	}
+	p := loadCSV(b, path)
+	for i := 0; i < b.N; i++ {
+		sol, err := Solve(context.Background(), p, &Options{Minimize: true, NodeLimit: 200000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("peak %d (max-live %d) optimal %v, %d nodes; phases %+v", sol.Peak, MaxLive(p), sol.Optimal, sol.Stats.Nodes, sol.Stats.Phases)
+	}
+}
