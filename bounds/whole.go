@@ -45,7 +45,10 @@ import (
 
 // WholeOptions steer Whole.
 type WholeOptions struct {
-	// Iterations bounds the subgradient steps (default 300).
+	// Iterations bounds the subgradient steps. Default: 300, fewer on
+	// long programs, so that the steps visit at most DefaultWork states
+	// in all (each step visits every block's states once: its timesteps
+	// that matter times the levels).
 	Iterations int
 	// Upper is a known cost of a valid plan (say the plan being judged),
 	// the target of the steps; 0: the cost of planning nothing.
@@ -63,6 +66,13 @@ type WholeBound struct {
 	Rows, Iterations int
 }
 
+// DefaultWork is the most states the default number of steps visits in
+// all (about a third of a second on the project's 2-core VM), one step at
+// least: 300 steps on the shipped networks, a few on a 2,000-op generated
+// program with capacities binding at most timesteps (a looser bound,
+// still valid).
+const DefaultWork = 3e7
+
 // ErrNotSeparable is Whole's answer for a cost model it cannot bound:
 // only the seed model's prices (reads, writes, out + in per move) are
 // modelled.
@@ -73,10 +83,10 @@ func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOpti
 	if m.Name() != "seed003" {
 		return nil, ErrNotSeparable
 	}
-	if o.Iterations <= 0 {
-		o.Iterations = 300
-	}
 	w := newWhole(p, m)
+	if o.Iterations <= 0 {
+		o.Iterations = max(1, min(300, int(DefaultWork/max(w.states, 1))))
+	}
 	res := &WholeBound{Rows: len(w.rows)}
 	y := make([]float64, len(w.rows))
 	val, g := w.eval(y)
@@ -149,6 +159,7 @@ type whole struct {
 	bytes  [][]float64
 	rowOf  [][]int32
 	choice []int8 // scratch: the level each state came from
+	states int    // the states one step visits: sum of len(cost)
 }
 
 type row struct {
@@ -223,6 +234,7 @@ func newWhole(p *state.Problem, m costmodel.Model) *whole {
 		}
 		w.cost[b], w.bytes[b], w.rowOf[b] = cost, bytes, rowOf
 		longest = max(longest, len(cost)/L)
+		w.states += len(cost)
 	}
 	w.choice = make([]int8, longest*L)
 	w.move = make([][][]float64, p.Blocks())
