@@ -32,7 +32,7 @@ import (
 
 // chromiumPath finds headless Chromium, or skips the test (fails it when
 // HIEROPT_REQUIRE_BROWSER=1, as CI sets).
-func chromiumPath(t *testing.T) string {
+func chromiumPath(t testing.TB) string {
 	t.Helper()
 	if st, err := os.Stat("/usr/bin/chromium"); err == nil && !st.IsDir() {
 		return "/usr/bin/chromium"
@@ -64,6 +64,7 @@ type pageFacts struct {
 	Runs       int      `json:"runs"`       // #timeline g.tl-run
 	Stalls     int      `json:"stalls"`     // #timeline rect.tl-stall with a non-empty box
 	InFlight   int      `json:"inflight"`   // #diagrams rect.inflight with a non-empty box
+	Agg        int      `json:"agg"`        // #diagrams image.agg with a non-empty box
 	Width      int      `json:"width"`
 	Height     int      `json:"height"`
 }
@@ -107,18 +108,26 @@ const factsJS = `(() => {
     runs: q('#timeline g.tl-run').length,
     stalls: q('#timeline rect.tl-stall').filter(boxed).length,
     inflight: q('#diagrams rect.inflight').filter(boxed).length,
+    agg: q('#diagrams image.agg').filter(boxed).length,
     width: document.documentElement.scrollWidth,
     height: document.documentElement.scrollHeight,
   };
 })()`
 
-// browse opens file in headless Chromium and returns what it saw, the
-// console errors, a full-page screenshot (PNG) and how long loading and
-// checking took.
-func browse(t *testing.T, ctx context.Context, file string) (pageFacts, []string, []byte, time.Duration) {
-	t.Helper()
+// browser is a headless Chromium with a tab open, and the console errors
+// it has seen.
+type browser struct {
+	ctx      context.Context
+	mu       sync.Mutex
+	problems []string
+}
+
+// newBrowser starts headless Chromium with a window w px wide; it is
+// closed when the test ends.
+func newBrowser(tb testing.TB, ctx context.Context, w, h int) *browser {
+	tb.Helper()
 	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.ExecPath(chromiumPath(tb)),
 		chromedp.Headless,
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -132,23 +141,20 @@ func browse(t *testing.T, ctx context.Context, file string) (pageFacts, []string
 		chromedp.Flag("disable-default-apps", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1700, 1000),
+		chromedp.UserDataDir(tb.TempDir()),
+		chromedp.WindowSize(w, h),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
 	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-
-	var mu sync.Mutex
-	var problems []string
+	tb.Cleanup(func() { cancelBrowser(); cancelAlloc() })
+	br := &browser{ctx: bctx}
 	report := func(format string, args ...any) {
-		mu.Lock()
-		problems = append(problems, fmt.Sprintf(format, args...))
-		mu.Unlock()
+		br.mu.Lock()
+		br.problems = append(br.problems, fmt.Sprintf(format, args...))
+		br.mu.Unlock()
 	}
 	start := time.Now()
-	require.NoError(t, chromedp.Listen(bctx, func(ev any) {
+	require.NoError(tb, chromedp.Listen(bctx, func(ev any) {
 		switch ev := ev.(type) {
 		case *runtime.EventConsoleAPICalled:
 			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
@@ -166,25 +172,47 @@ func browse(t *testing.T, ctx context.Context, file string) (pageFacts, []string
 			}
 		}
 	}), "starting chromium")
-	launched := time.Since(start)
+	tb.Logf("chromium: started in %s", time.Since(start).Round(time.Millisecond))
+	return br
+}
+
+// Problems returns the console errors seen so far.
+func (br *browser) Problems() []string {
+	br.mu.Lock()
+	defer br.mu.Unlock()
+	return append([]string(nil), br.problems...)
+}
+
+// load opens file, waits for the report's last section and reads the
+// page's facts (which lays every diagram out): it returns them and how long
+// that took.
+func (br *browser) load(tb testing.TB, file string) (pageFacts, time.Duration) {
+	tb.Helper()
 	u := (&url.URL{Scheme: "file", Path: file}).String()
-	loadStart := time.Now()
-	require.NoError(t, chromedp.Do(bctx, chromedp.Navigate(u), chromedp.WaitReady("#settings")), "loading %s", u)
-	facts, err := chromedp.Run(bctx, chromedp.Evaluate[pageFacts](factsJS))
+	start := time.Now()
+	require.NoError(tb, chromedp.Do(br.ctx, chromedp.Navigate(u), chromedp.WaitReady("#settings")), "loading %s", u)
+	facts, err := chromedp.Run(br.ctx, chromedp.Evaluate[pageFacts](factsJS))
+	require.NoError(tb, err)
+	return facts, time.Since(start)
+}
+
+// browse opens file in headless Chromium and returns what it saw, the
+// console errors, a full-page screenshot (PNG) and how long loading and
+// checking took.
+func browse(t *testing.T, ctx context.Context, file string) (pageFacts, []string, []byte, time.Duration) {
+	t.Helper()
+	br := newBrowser(t, ctx, 1700, 1000)
+	facts, took := br.load(t, file)
+	shot, err := chromedp.Run(br.ctx, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
-	took := time.Since(loadStart)
-	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
-	require.NoError(t, err)
-	t.Logf("chromium: started in %s; loaded and checked %s in %s; page %dx%d px", launched.Round(time.Millisecond),
+	t.Logf("chromium: loaded and checked %s in %s; page %dx%d px",
 		filepath.Base(file), took.Round(time.Millisecond), facts.Width, facts.Height)
-	mu.Lock()
-	defer mu.Unlock()
-	return facts, append([]string(nil), problems...), shot, took
+	return facts, br.Problems(), shot, took
 }
 
 // saveScreenshot writes a screenshot to $HIEROPT_SCREENSHOT_DIR, or to the
 // temporary directory.
-func saveScreenshot(t *testing.T, name string, png []byte) {
+func saveScreenshot(t testing.TB, name string, png []byte) {
 	t.Helper()
 	require.True(t, bytes.HasPrefix(png, []byte("\x89PNG")), "a PNG screenshot")
 	dir := os.Getenv("HIEROPT_SCREENSHOT_DIR")
