@@ -423,7 +423,7 @@ type diagramsData struct {
 func (g *reportGen) diagrams() (diagramsData, error) {
 	d := diagramsData{Same: g.same, Initial: g.repI.Total, Final: g.repF.Total, Unit: txt(g.unit)}
 	ds := []Diagram{{Title: "initial", Layout: g.initial}, {Title: "final", Layout: g.final}}
-	o := Options{Width: 720}
+	o := Options{} // the pair fits FitWidth
 	if g.same {
 		ds = []Diagram{{Title: "final", Layout: g.final}}
 		o.Width = 960

@@ -43,7 +43,8 @@ type Diagram struct {
 // Options size a drawing. Zero values mean the defaults.
 type Options struct {
 	// Width is the width of one diagram's plot area in pixels (default
-	// 960).
+	// 960 for one diagram; for several side by side, the width that makes
+	// the whole drawing FitWidth pixels wide, at most 960).
 	Width int
 	// PanelHeight is the height of one level's panel in pixels (default
 	// 160).
@@ -74,9 +75,22 @@ func (o Options) window(T int) (int, int, error) {
 	return w.From, w.To + 1, nil
 }
 
-func (o Options) withDefaults() Options {
+// FitWidth is the width in pixels that a drawing of several diagrams side
+// by side is made to fit by default (a 1400 px window; issue 19).
+const FitWidth = 1400
+
+// minFitPlotWidth is the narrowest plot a diagram gets so that several fit
+// FitWidth.
+const minFitPlotWidth = 240
+
+func (o Options) withDefaults(n int) Options {
 	if o.Width <= 0 {
 		o.Width = 960
+		if n > 1 {
+			// n plots, their margins and the gaps between them in FitWidth.
+			fit := (FitWidth - n*(marginLeft+marginRight) - (n-1)*diagramGap) / n
+			o.Width = max(min(fit, 960), minFitPlotWidth)
+		}
 	}
 	if o.PanelHeight <= 0 {
 		o.PanelHeight = 160
@@ -155,7 +169,7 @@ func niceCeil(v float64) float64 {
 // put the reference (the initial plan) first, as the report and `hieropt
 // render --compare` do.
 func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
-	o = o.withDefaults()
+	o = o.withDefaults(len(ds))
 	t0, t1, err := o.window(p.Prog.Timesteps())
 	if err != nil {
 		return err
