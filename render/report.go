@@ -121,7 +121,9 @@ func txt(s string) text {
 }
 
 // WriteReport writes the HTML report of r: one self-contained HTML5
-// document (inline CSS and SVG, no scripts, no external resources) that
+// document (inline CSS and SVG, one inline script that zooms the
+// diagrams' time axis and that the report reads the same without, no
+// external resources) that
 // opens offline in any browser. Its sections have the ids of
 // ReportSections. The output depends only on r.
 func WriteReport(w io.Writer, r *Report) error {
@@ -423,7 +425,7 @@ type diagramsData struct {
 func (g *reportGen) diagrams() (diagramsData, error) {
 	d := diagramsData{Same: g.same, Initial: g.repI.Total, Final: g.repF.Total, Unit: txt(g.unit)}
 	ds := []Diagram{{Title: "initial", Layout: g.initial}, {Title: "final", Layout: g.final}}
-	o := Options{} // the pair fits FitWidth
+	o := Options{Zoomable: true} // the pair fits FitWidth
 	if g.same {
 		ds = []Diagram{{Title: "final", Layout: g.final}}
 		o.Width = 960

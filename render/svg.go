@@ -52,6 +52,14 @@ type Options struct {
 	// Window, if not nil, draws only timesteps [From, To]: the placements
 	// that meet it, cut to it, and its axis. Nil draws the whole program.
 	Window *Window
+	// Zoomable wraps each diagram's drawing of the plan (placements,
+	// copies in flight, reuse, transfers, or its pictures) in a nested
+	// <svg class="zoom"> whose viewBox is its viewport, so that it draws
+	// the same with no script, and whose viewBox a script may narrow to a
+	// span of timesteps (the report's zoom; ZoomScript). Each panel's
+	// timestep axis and names are then in a group of class "tax" that the
+	// script hides while zoomed.
+	Zoomable bool
 }
 
 // Window is a span of timesteps, both ends included.
@@ -134,6 +142,7 @@ type geometry struct {
 	// per level: the top of the panel
 	panelY0 []float64
 	agg     bool // drawn a pixel at a time (aggregated)
+	zoom    bool // Options.Zoomable
 }
 
 func (g *geometry) x(t int) float64 { return g.x0 + float64(t-g.t0)*g.dx }
@@ -207,6 +216,11 @@ func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
 		`<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>` + "\n")
 	bw.WriteString(`<style>.pl{stroke:#fff;stroke-width:0.3}.reuse{fill:url(#hatch);pointer-events:none}.xfer{stroke:#333;stroke-width:1;marker-end:url(#arrow)}.grid{stroke:#ddd;stroke-width:0.5}.cap{stroke:#c00;stroke-dasharray:4 3}.frame{fill:#fafafa;stroke:#999}.brk{fill:#fff;stroke:none}.brkz{fill:none;stroke:#777;stroke-width:1}.tgroup{stroke:#999}.tlabel{fill:#333;font-size:10px}</style>` + "\n")
 	flight := InFlight(lays...) > 0
+	if o.Zoomable {
+		// Strokes keep their width however far the time axis is
+		// stretched.
+		bw.WriteString(`<style>.zoom *{vector-effect:non-scaling-stroke}.zoom{cursor:grab}</style>` + "\n")
+	}
 	if flight {
 		// Only plans with copies in flight get the pattern, so that the
 		// drawing of any other plan stays as it was.
@@ -225,6 +239,7 @@ func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
 			axes:   axes,
 			ranges: ranges,
 			agg:    aggs[i],
+			zoom:   o.Zoomable,
 		}
 		y := float64(marginTop)
 		for l := 0; l < L; l++ {
@@ -263,12 +278,23 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry, spa
 		drawPanel(bw, p, g, l, spans, group)
 	}
 	lay := d.Layout
-	if g.agg {
-		if err := drawAggregated(bw, p, lay, g); err != nil {
-			return err
+	if g.zoom {
+		// The plan's drawing in a viewport of its own, its viewBox the
+		// same rectangle: [t0, t1) across the plot, every panel down.
+		y0 := g.panelY0[0]
+		h := g.panelY0[len(g.panelY0)-1] + g.panelH - y0
+		var bottoms []string
+		for _, y := range g.panelY0 {
+			bottoms = append(bottoms, num(y+g.panelH))
 		}
-		bw.WriteString("</g>\n")
-		return nil
+		fmt.Fprintf(bw, `<svg class="zoom" x="%s" y="%s" width="%s" height="%s" viewBox="%s %s %s %s" preserveAspectRatio="none" data-t0="%d" data-t1="%d" data-bottoms="%s">`+"\n",
+			num(g.x0), num(y0), num(g.width), num(h), num(g.x0), num(y0), num(g.width), num(h), g.t0, g.t1, strings.Join(bottoms, " "))
+		defer bw.WriteString("</svg></g>\n")
+	} else {
+		defer bw.WriteString("</g>\n")
+	}
+	if g.agg {
+		return drawAggregated(bw, p, lay, g)
 	}
 	// Placements.
 	for b, segs := range lay.Segs {
@@ -387,7 +413,6 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry, spa
 					p.HW.Levels[home].Name, p.HW.Levels[l].Name, s.Offset, s.Start())))
 		}
 	}
-	bw.WriteString("</g>\n")
 	return nil
 }
 
@@ -474,6 +499,9 @@ func drawPanel(bw *bufio.Writer, p *state.Problem, g *geometry, l int, spans []t
 	}
 	// Timestep ticks: a step of 1, 2 or 5 times a power of ten, so that
 	// there are at most about 12 labels whatever the length.
+	if g.zoom {
+		bw.WriteString(`<g class="tax">`)
+	}
 	span := g.t1 - g.t0
 	step := int(tickStep(float64(span), 12))
 	for t := (g.t0 + step - 1) / step * step; t <= g.t1; t += step {
@@ -487,6 +515,9 @@ func drawPanel(bw *bufio.Writer, p *state.Problem, g *geometry, l int, spans []t
 	}
 	fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="end" fill="#666">timestep</text>`, num(left-12), num(bottom+15))
 	drawNames(bw, g, bottom+axisHeight, spans, group)
+	if g.zoom {
+		bw.WriteString(`</g>`)
+	}
 	bw.WriteString("</g>\n")
 }
 

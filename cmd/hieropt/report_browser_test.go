@@ -281,6 +281,95 @@ func TestReportInBrowser(t *testing.T) {
 	assert.Equal(t, p.Levels(), facts.Occupancy)
 	t.Logf("%d placements drawn, %d rectangles of the initial plan not in the final one", facts.Placements, facts.Moved)
 	saveScreenshot(t, "hieropt-report.png", shot)
+
+	// The zoom: timesteps 10 to 49 of both diagrams, then the whole again.
+	T := p.Prog.Timesteps()
+	z := zoomTo(t, file, ctx, 10, 49)
+	require.Len(t, z.Before, 2, "a zoom viewport per diagram")
+	for i := range z.Before {
+		b, a := viewBox(t, z.Before[i]), viewBox(t, z.After[i])
+		dx := b[2] / float64(T)
+		assert.InDelta(t, b[0]+10*dx, a[0], 1e-6, "the window starts at timestep 10")
+		assert.InDelta(t, 40*dx, a[2], 1e-6, "40 timesteps wide")
+		assert.Equal(t, b[1], a[1])
+		assert.Equal(t, b[3], a[3])
+		assert.Equal(t, z.Before[i], z.Whole[i], "hieroptZoom(0, T-1) draws the whole program")
+	}
+	assert.Equal(t, z.After[0], z.Returned)
+	assert.Equal(t, fmt.Sprintf("timesteps 10–49 of %d", T), z.Label)
+	assert.True(t, z.Bar, "the zoom bar is shown where the script runs")
+	assert.Zero(t, z.Tax, "the whole program's axes are hidden while zoomed")
+	assert.Equal(t, 2, z.Ztax, "an axis of the window per diagram")
+	assert.Equal(t, want, z.VisibleBefore, "every placement within the viewports unzoomed")
+	assert.Less(t, z.VisibleAfter, z.VisibleBefore, "zoomed: only the placements meeting timesteps 10-49 are in view")
+	assert.Positive(t, z.VisibleAfter)
+	t.Logf("zoom to timesteps 10-49 of %d: %d of %d placements in view", T, z.VisibleAfter, z.VisibleBefore)
+}
+
+// zoomFacts is what zoomJS reads.
+type zoomFacts struct {
+	Before, After, Whole        []string // each zoom viewport's viewBox
+	Returned, Label             string
+	Bar                         bool
+	Tax, Ztax                   int
+	VisibleBefore, VisibleAfter int // rect.pl whose box meets their viewport's
+}
+
+const zoomJS = `((from, to) => {
+  const zs = Array.from(document.querySelectorAll('#diagrams svg.zoom'));
+  const vb = () => zs.map(z => z.getAttribute('viewBox'));
+  const visible = () => {
+    let n = 0;
+    for (const z of zs) {
+      // The viewport: its diagram's panel frames (the nested svg's own box
+      // is its content's).
+      const v = z.parentNode.querySelector('g.panel rect.frame').getBoundingClientRect();
+      for (const r of z.querySelectorAll('rect.pl')) {
+        const b = r.getBoundingClientRect();
+        if (b.right > v.left + 0.01 && b.left < v.right - 0.01) n++;
+      }
+    }
+    return n;
+  };
+  const before = vb(), visibleBefore = visible();
+  const returned = window.hieroptZoom(from, to);
+  const after = vb(), visibleAfter = visible();
+  const shown = s => Array.from(document.querySelectorAll(s)).filter(g => g.getBoundingClientRect().width > 0).length;
+  const facts = {before, after, returned, visibleBefore, visibleAfter,
+    label: document.getElementById('zoomlabel').textContent,
+    bar: !document.getElementById('zoombar').hidden,
+    tax: shown('#diagrams g.tax'), ztax: document.querySelectorAll('#diagrams g.ztax').length};
+  window.hieroptZoom(0, Number(zs[0].getAttribute('data-t1')) - 1);
+  facts.whole = vb();
+  return facts;
+})`
+
+// zoomTo opens the report at file, zooms its diagrams to timesteps
+// [from, to] through the page's script and reads what changed.
+func zoomTo(t *testing.T, file string, ctx context.Context, from, to int) zoomFacts {
+	t.Helper()
+	br := newBrowser(t, ctx, 1700, 1000)
+	br.load(t, file)
+	z, err := chromedp.Run(br.ctx, chromedp.Evaluate[zoomFacts](fmt.Sprintf("%s(%d, %d)", zoomJS, from, to)))
+	require.NoError(t, err)
+	assert.Empty(t, br.Problems(), "console errors")
+	// A screenshot of the window, the zoom bar and diagrams in view.
+	_, err = chromedp.Run(br.ctx, chromedp.Evaluate[bool](fmt.Sprintf(
+		"window.hieroptZoom(%d, %d); document.getElementById('zoombar').scrollIntoView(); true", from, to)))
+	require.NoError(t, err)
+	shot, err := chromedp.Run(br.ctx, chromedp.CaptureScreenshot())
+	require.NoError(t, err)
+	saveScreenshot(t, "hieropt-report-zoom.png", shot)
+	return z
+}
+
+// viewBox parses a viewBox attribute.
+func viewBox(t *testing.T, s string) [4]float64 {
+	t.Helper()
+	var v [4]float64
+	_, err := fmt.Sscanf(s, "%g %g %g %g", &v[0], &v[1], &v[2], &v[3])
+	require.NoError(t, err, "viewBox %q", s)
+	return v
 }
 
 // TestReportInBrowserLong: a generated program of 2,000 ops on the H100
