@@ -226,6 +226,7 @@ func (g *gapIndex) why(p *state.Problem, blk int, lay *state.Layout) []SlowReaso
 // changed blocks (at most top rows, 0 for all), each followed by its slow
 // segments' reasons.
 func (d *PlanDiff) WriteText(w io.Writer, p *state.Problem, nameA, nameB string, top int) error {
+	bw := bufio.NewWriter(w)
 	unit := hw.Units(p.HW.TimeUnit)
 	var levels, offsets, copies int
 	var saved float64
@@ -240,23 +241,23 @@ func (d *PlanDiff) WriteText(w io.Writer, p *state.Problem, nameA, nameB string,
 		}
 		saved += c.Saved
 	}
-	fmt.Fprintf(w, "A: %s, cost %s %s\nB: %s, cost %s %s\n", nameA, repCost(d.CostA), unit, nameB, repCost(d.CostB), unit)
-	fmt.Fprintf(w, "B saves %s %s (%.2f%% of A) under the %s model\n", repCost(d.CostA-d.CostB), unit, repPct(d.CostA-d.CostB, d.CostA), d.Model)
-	fmt.Fprintf(w, "%d blocks placed differently (%d in another level at some timestep, %d at another offset only, %d with a copy issued at another timestep), %d alike\n",
+	fmt.Fprintf(bw, "A: %s, cost %s %s\nB: %s, cost %s %s\n", nameA, repCost(d.CostA), unit, nameB, repCost(d.CostB), unit)
+	fmt.Fprintf(bw, "B saves %s %s (%.2f%% of A) under the %s model\n", repCost(d.CostA-d.CostB), unit, repPct(d.CostA-d.CostB, d.CostA), d.Model)
+	fmt.Fprintf(bw, "%d blocks placed differently (%d in another level at some timestep, %d at another offset only, %d with a copy issued at another timestep), %d alike\n",
 		len(d.Changes), levels, offsets, copies, d.Unchanged)
 	if d.Separable {
-		fmt.Fprintf(w, "each block's cost is its own (the model is separable): the savings below add up to %s %s\n", repCost(saved), unit)
+		fmt.Fprintf(bw, "each block's cost is its own (the model is separable): the savings below add up to %s %s\n", repCost(saved), unit)
 	} else {
-		fmt.Fprintf(w, "the model is not separable: a block's cost below is its own work, not its share of the plan's time\n")
+		fmt.Fprintf(bw, "the model is not separable: a block's cost below is its own work, not its share of the plan's time\n")
 	}
 	if len(d.Changes) == 0 {
-		return nil
+		return bw.Flush()
 	}
 	shown := d.Changes
 	if top > 0 && len(shown) > top {
 		shown = shown[:top]
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(bw)
 	// A table, each row followed by its block's reasons (not in columns).
 	rows := [][]string{{"block", "change", "cost A", "cost B", "saved", "in A", "in B"}}
 	for _, c := range shown {
@@ -268,7 +269,6 @@ func (d *PlanDiff) WriteText(w io.Writer, p *state.Problem, nameA, nameB string,
 			width[i] = max(width[i], utf8.RuneCountInString(v))
 		}
 	}
-	bw := bufio.NewWriter(w)
 	for i, r := range rows {
 		for j, v := range r {
 			if j == len(r)-1 {
@@ -284,13 +284,10 @@ func (d *PlanDiff) WriteText(w io.Writer, p *state.Problem, nameA, nameB string,
 			fmt.Fprintf(bw, "    why %s, not %s, [%d,%d]: %s\n", p.HW.Levels[sr.Level].Name, p.HW.Levels[sr.Faster].Name, sr.From, sr.To, sr.text(p))
 		}
 	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
 	if len(shown) < len(d.Changes) {
-		fmt.Fprintf(w, "(%d more changed blocks; --top 0 lists them all)\n", len(d.Changes)-len(shown))
+		fmt.Fprintf(bw, "(%d more changed blocks; --top 0 lists them all)\n", len(d.Changes)-len(shown))
 	}
-	return nil
+	return bw.Flush()
 }
 
 // text says why the segment is not in the faster level.
