@@ -106,7 +106,7 @@ func TestReportInBrowserLarge(t *testing.T) {
 			assert.Less(t, info.Size(), int64(largeReportMax), "the report's size")
 			t.Logf("%s: report %d bytes (%.2f MB)", c.name, info.Size(), float64(info.Size())/1e6)
 
-			br := newBrowser(t, ctx, reportWindowPx, 1500)
+			br := newBrowser(t, ctx, reportWindowPx, 2300) // tall: the "-top" screenshot holds the summary and the diagrams
 			facts, took := br.load(t, c.file)
 			assert.Empty(t, br.Problems(), "console errors")
 			sections := render.ReportSections
@@ -151,7 +151,7 @@ func BenchmarkReportInBrowser(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			info, err := os.Stat(c.file)
 			require.NoError(b, err)
-			br := newBrowser(b, ctx, reportWindowPx, 1000)
+			br := newBrowser(b, ctx, reportWindowPx, 2300)
 			br.load(b, c.file) // a first load: Chromium's own start-up out of the timing
 			b.ResetTimer()
 			for b.Loop() {
