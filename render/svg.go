@@ -17,7 +17,11 @@
 // the groups' starts lines of class "tgroup". A diagram drawn a pixel at a
 // time (long programs, see AggregateMinPlacements) has instead of the
 // placements an image of class "agg" per panel under a group of class
-// "aggcols" of hover columns. Tests and browsers count on these classes.
+// "aggcols" of hover columns. With Options.Zoomable (the report) each
+// diagram's plan is drawn inside a nested svg of class "zoom" and each
+// panel's time axis and names in a group of class "tax"; the report's
+// script adds the zoomed window's axis as groups of class "ztax". Tests
+// and browsers count on these classes.
 package render
 
 import (
