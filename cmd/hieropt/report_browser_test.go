@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -304,6 +306,22 @@ func TestReportInBrowser(t *testing.T) {
 	assert.Less(t, z.VisibleAfter, z.VisibleBefore, "zoomed: only the placements meeting timesteps 10-49 are in view")
 	assert.Positive(t, z.VisibleAfter)
 	t.Logf("zoom to timesteps 10-49 of %d: %d of %d placements in view", T, z.VisibleAfter, z.VisibleBefore)
+
+	// Without script: every placement drawn, in view, the zoom bar hidden.
+	br := newBrowser(t, ctx, 1700, 1000)
+	require.NoError(t, chromedp.Do(br.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	})))
+	plain, _ := br.load(t, file)
+	assert.Equal(t, want, plain.Placements)
+	assert.Equal(t, want, plain.Drawn)
+	ns, err := chromedp.Run(br.ctx, chromedp.Evaluate[zoomFacts](`({bar: !document.getElementById('zoombar').hidden,
+	  label: document.getElementById('zoomlabel').textContent, tax: document.querySelectorAll('#diagrams g.tax').length})`))
+	require.NoError(t, err)
+	assert.False(t, ns.Bar, "no script: no zoom bar")
+	assert.Empty(t, ns.Label, "no script: the script did not run")
+	assert.Equal(t, 2*p.Levels(), ns.Tax, "the whole program's axes")
 }
 
 // zoomFacts is what zoomJS reads.
