@@ -306,6 +306,20 @@ func TestReportInBrowser(t *testing.T) {
 	assert.Less(t, z.VisibleAfter, z.VisibleBefore, "zoomed: only the placements meeting timesteps 10-49 are in view")
 	assert.Positive(t, z.VisibleAfter)
 	t.Logf("zoom to timesteps 10-49 of %d: %d of %d placements in view", T, z.VisibleAfter, z.VisibleBefore)
+	// Ten timesteps: each op named under each panel (its end after an
+	// ellipsis where longer than its timestep's width); none on the whole
+	// program.
+	require.Len(t, z.Names, 2*p.Levels()*10)
+	for i, got := range z.Names {
+		name := p.Prog.Ops[10+i%10].Name
+		if cut, ok := strings.CutPrefix(got, "…"); ok {
+			assert.True(t, strings.HasSuffix(name, cut) && len(cut) < len(name), "%q cut from %q", got, name)
+		} else {
+			assert.Equal(t, name, got)
+		}
+	}
+	assert.Zero(t, z.NamesAfter)
+	t.Logf("zoomed to timesteps 10-19: %q ...", z.Names[:3])
 
 	// Without script: every placement drawn, in view, the zoom bar hidden.
 	br := newBrowser(t, ctx, 1700, 1000)
@@ -331,6 +345,11 @@ type zoomFacts struct {
 	Bar                         bool
 	Tax, Ztax                   int
 	VisibleBefore, VisibleAfter int // rect.pl whose box meets their viewport's
+	// Names are the op names under the axes zoomed to ten timesteps from
+	// the window's start; NamesAfter counts them once the whole is drawn
+	// again.
+	Names      []string
+	NamesAfter int
 }
 
 const zoomJS = `((from, to) => {
@@ -357,8 +376,11 @@ const zoomJS = `((from, to) => {
     label: document.getElementById('zoomlabel').textContent,
     bar: !document.getElementById('zoombar').hidden,
     tax: shown('#diagrams g.tax'), ztax: document.querySelectorAll('#diagrams g.ztax').length};
+  window.hieroptZoom(from, from + 9);
+  facts.names = Array.from(document.querySelectorAll('#diagrams text.zname')).map(e => e.firstChild.nodeValue);
   window.hieroptZoom(0, Number(zs[0].getAttribute('data-t1')) - 1);
   facts.whole = vb();
+  facts.namesAfter = document.querySelectorAll('#diagrams text.zname').length;
   return facts;
 })`
 
@@ -371,9 +393,10 @@ func zoomTo(t *testing.T, file string, ctx context.Context, from, to int) zoomFa
 	z, err := chromedp.Run(br.ctx, chromedp.Evaluate[zoomFacts](fmt.Sprintf("%s(%d, %d)", zoomJS, from, to)))
 	require.NoError(t, err)
 	assert.Empty(t, br.Problems(), "console errors")
-	// A screenshot of the window, the zoom bar and diagrams in view.
+	// A screenshot of ten timesteps from the window's start (the ops named),
+	// the zoom bar and diagrams in view.
 	_, err = chromedp.Run(br.ctx, chromedp.Evaluate[bool](fmt.Sprintf(
-		"window.hieroptZoom(%d, %d); document.getElementById('zoombar').scrollIntoView(); true", from, to)))
+		"window.hieroptZoom(%d, %d); document.getElementById('zoombar').scrollIntoView(); true", from, from+9)))
 	require.NoError(t, err)
 	shot, err := chromedp.Run(br.ctx, chromedp.CaptureScreenshot())
 	require.NoError(t, err)
