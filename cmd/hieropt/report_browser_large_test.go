@@ -163,3 +163,36 @@ func BenchmarkReportInBrowser(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReportInBrowserFile measures, as BenchmarkReportInBrowser does,
+// the reports named in $HIEROPT_BENCH_REPORTS (paths, comma-separated):
+// reports made outside the test, such as that of a searched 20,000-op plan
+// (skipped when the variable is empty).
+//
+//	HIEROPT_BENCH_REPORTS=$PWD/r.html go test ./cmd/hieropt -run '^$' -bench ReportInBrowserFile -benchtime 10x
+func BenchmarkReportInBrowserFile(b *testing.B) {
+	files := os.Getenv("HIEROPT_BENCH_REPORTS")
+	if files == "" {
+		b.Skip("HIEROPT_BENCH_REPORTS names no report")
+	}
+	chromiumPath(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	for _, file := range strings.Split(files, ",") {
+		b.Run(filepath.Base(file), func(b *testing.B) {
+			abs, err := filepath.Abs(file)
+			require.NoError(b, err)
+			info, err := os.Stat(abs)
+			require.NoError(b, err)
+			br := newBrowser(b, ctx, reportWindowPx, 2300)
+			br.load(b, abs)
+			b.ResetTimer()
+			for b.Loop() {
+				br.load(b, abs)
+			}
+			b.StopTimer()
+			require.Empty(b, br.Problems(), "console errors")
+			b.ReportMetric(float64(info.Size()), "bytes")
+		})
+	}
+}
