@@ -121,7 +121,9 @@ func txt(s string) text {
 }
 
 // WriteReport writes the HTML report of r: one self-contained HTML5
-// document (inline CSS and SVG, no scripts, no external resources) that
+// document (inline CSS and SVG, one inline script that zooms the
+// diagrams' time axis and that the report reads the same without, no
+// external resources) that
 // opens offline in any browser. Its sections have the ids of
 // ReportSections. The output depends only on r.
 func WriteReport(w io.Writer, r *Report) error {
@@ -418,12 +420,21 @@ type diagramsData struct {
 	InFlight int
 	// SVG is the diagrams' drawing, by SVG.
 	SVG template.HTML
+	// OpNames is the ops' names in timestep order, one a line, for the
+	// zoom's axis; "://" written ":/\u2060/" (a word joiner, which the
+	// script takes out) so that the file holds no URL.
+	OpNames string
 }
 
 func (g *reportGen) diagrams() (diagramsData, error) {
 	d := diagramsData{Same: g.same, Initial: g.repI.Total, Final: g.repF.Total, Unit: txt(g.unit)}
+	names := make([]string, len(g.p.Prog.Ops))
+	for t, op := range g.p.Prog.Ops {
+		names[t] = strings.ReplaceAll(repOneLine(op.Name), "://", ":/\u2060/")
+	}
+	d.OpNames = strings.Join(names, "\n")
 	ds := []Diagram{{Title: "initial", Layout: g.initial}, {Title: "final", Layout: g.final}}
-	o := Options{Width: 720}
+	o := Options{Zoomable: true} // the pair fits FitWidth
 	if g.same {
 		ds = []Diagram{{Title: "final", Layout: g.final}}
 		o.Width = 960

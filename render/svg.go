@@ -17,7 +17,11 @@
 // the groups' starts lines of class "tgroup". A diagram drawn a pixel at a
 // time (long programs, see AggregateMinPlacements) has instead of the
 // placements an image of class "agg" per panel under a group of class
-// "aggcols" of hover columns. Tests and browsers count on these classes.
+// "aggcols" of hover columns. With Options.Zoomable (the report) each
+// diagram's plan is drawn inside a nested svg of class "zoom" and each
+// panel's time axis and names in a group of class "tax"; the report's
+// script adds the zoomed window's axis as groups of class "ztax". Tests
+// and browsers count on these classes.
 package render
 
 import (
@@ -43,7 +47,8 @@ type Diagram struct {
 // Options size a drawing. Zero values mean the defaults.
 type Options struct {
 	// Width is the width of one diagram's plot area in pixels (default
-	// 960).
+	// 960 for one diagram; for several side by side, the width that makes
+	// the whole drawing FitWidth pixels wide, at most 960).
 	Width int
 	// PanelHeight is the height of one level's panel in pixels (default
 	// 160).
@@ -51,6 +56,14 @@ type Options struct {
 	// Window, if not nil, draws only timesteps [From, To]: the placements
 	// that meet it, cut to it, and its axis. Nil draws the whole program.
 	Window *Window
+	// Zoomable wraps each diagram's drawing of the plan (placements,
+	// copies in flight, reuse, transfers, or its pictures) in a nested
+	// <svg class="zoom"> whose viewBox is its viewport, so that it draws
+	// the same with no script, and whose viewBox a script may narrow to a
+	// span of timesteps (the report's zoom; ZoomScript). Each panel's
+	// timestep axis and names are then in a group of class "tax" that the
+	// script hides while zoomed.
+	Zoomable bool
 }
 
 // Window is a span of timesteps, both ends included.
@@ -74,9 +87,22 @@ func (o Options) window(T int) (int, int, error) {
 	return w.From, w.To + 1, nil
 }
 
-func (o Options) withDefaults() Options {
+// FitWidth is the width in pixels that a drawing of several diagrams side
+// by side is made to fit by default (a 1400 px window; issue 19).
+const FitWidth = 1400
+
+// minFitPlotWidth is the narrowest plot a diagram gets so that several fit
+// FitWidth.
+const minFitPlotWidth = 240
+
+func (o Options) withDefaults(n int) Options {
 	if o.Width <= 0 {
 		o.Width = 960
+		if n > 1 {
+			// n plots, their margins and the gaps between them in FitWidth.
+			fit := (FitWidth - n*(marginLeft+marginRight) - (n-1)*diagramGap) / n
+			o.Width = max(min(fit, 960), minFitPlotWidth)
+		}
 	}
 	if o.PanelHeight <= 0 {
 		o.PanelHeight = 160
@@ -120,6 +146,7 @@ type geometry struct {
 	// per level: the top of the panel
 	panelY0 []float64
 	agg     bool // drawn a pixel at a time (aggregated)
+	zoom    bool // Options.Zoomable
 }
 
 func (g *geometry) x(t int) float64 { return g.x0 + float64(t-g.t0)*g.dx }
@@ -155,7 +182,7 @@ func niceCeil(v float64) float64 {
 // put the reference (the initial plan) first, as the report and `hieropt
 // render --compare` do.
 func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
-	o = o.withDefaults()
+	o = o.withDefaults(len(ds))
 	t0, t1, err := o.window(p.Prog.Timesteps())
 	if err != nil {
 		return err
@@ -193,6 +220,11 @@ func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
 		`<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>` + "\n")
 	bw.WriteString(`<style>.pl{stroke:#fff;stroke-width:0.3}.reuse{fill:url(#hatch);pointer-events:none}.xfer{stroke:#333;stroke-width:1;marker-end:url(#arrow)}.grid{stroke:#ddd;stroke-width:0.5}.cap{stroke:#c00;stroke-dasharray:4 3}.frame{fill:#fafafa;stroke:#999}.brk{fill:#fff;stroke:none}.brkz{fill:none;stroke:#777;stroke-width:1}.tgroup{stroke:#999}.tlabel{fill:#333;font-size:10px}</style>` + "\n")
 	flight := InFlight(lays...) > 0
+	if o.Zoomable {
+		// Strokes keep their width however far the time axis is
+		// stretched.
+		bw.WriteString(`<style>.zoom *{vector-effect:non-scaling-stroke}.zoom{cursor:grab}</style>` + "\n")
+	}
 	if flight {
 		// Only plans with copies in flight get the pattern, so that the
 		// drawing of any other plan stays as it was.
@@ -211,6 +243,7 @@ func SVG(w io.Writer, p *state.Problem, ds []Diagram, o Options) error {
 			axes:   axes,
 			ranges: ranges,
 			agg:    aggs[i],
+			zoom:   o.Zoomable,
 		}
 		y := float64(marginTop)
 		for l := 0; l < L; l++ {
@@ -249,12 +282,23 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry, spa
 		drawPanel(bw, p, g, l, spans, group)
 	}
 	lay := d.Layout
-	if g.agg {
-		if err := drawAggregated(bw, p, lay, g); err != nil {
-			return err
+	if g.zoom {
+		// The plan's drawing in a viewport of its own, its viewBox the
+		// same rectangle: [t0, t1) across the plot, every panel down.
+		y0 := g.panelY0[0]
+		h := g.panelY0[len(g.panelY0)-1] + g.panelH - y0
+		var bottoms []string
+		for _, y := range g.panelY0 {
+			bottoms = append(bottoms, num(y+g.panelH))
 		}
-		bw.WriteString("</g>\n")
-		return nil
+		fmt.Fprintf(bw, `<svg class="zoom" x="%s" y="%s" width="%s" height="%s" viewBox="%s %s %s %s" preserveAspectRatio="none" data-t0="%d" data-t1="%d" data-bottoms="%s">`+"\n",
+			num(g.x0), num(y0), num(g.width), num(h), num(g.x0), num(y0), num(g.width), num(h), g.t0, g.t1, strings.Join(bottoms, " "))
+		defer bw.WriteString("</svg></g>\n")
+	} else {
+		defer bw.WriteString("</g>\n")
+	}
+	if g.agg {
+		return drawAggregated(bw, p, lay, g)
 	}
 	// Placements.
 	for b, segs := range lay.Segs {
@@ -373,7 +417,6 @@ func drawDiagram(bw *bufio.Writer, p *state.Problem, d Diagram, g *geometry, spa
 					p.HW.Levels[home].Name, p.HW.Levels[l].Name, s.Offset, s.Start())))
 		}
 	}
-	bw.WriteString("</g>\n")
 	return nil
 }
 
@@ -460,6 +503,9 @@ func drawPanel(bw *bufio.Writer, p *state.Problem, g *geometry, l int, spans []t
 	}
 	// Timestep ticks: a step of 1, 2 or 5 times a power of ten, so that
 	// there are at most about 12 labels whatever the length.
+	if g.zoom {
+		bw.WriteString(`<g class="tax">`)
+	}
 	span := g.t1 - g.t0
 	step := int(tickStep(float64(span), 12))
 	for t := (g.t0 + step - 1) / step * step; t <= g.t1; t += step {
@@ -473,6 +519,9 @@ func drawPanel(bw *bufio.Writer, p *state.Problem, g *geometry, l int, spans []t
 	}
 	fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="end" fill="#666">timestep</text>`, num(left-12), num(bottom+15))
 	drawNames(bw, g, bottom+axisHeight, spans, group)
+	if g.zoom {
+		bw.WriteString(`</g>`)
+	}
 	bw.WriteString("</g>\n")
 }
 

@@ -90,3 +90,36 @@ func TestLongTitleIsCut(t *testing.T) {
 	assert.LessOrEqual(t, utf8.RuneCountInString(m[1]), 50, "420 px at 8.4 px a character")
 	assert.True(t, strings.HasSuffix(m[1], "…"))
 }
+
+// TestZoomable: with Options.Zoomable each diagram's plan is drawn in a
+// nested svg of class "zoom" whose viewBox is its own viewport (so that it
+// draws the same with no script), over the window's timesteps, with every
+// placement inside it; each panel's time axis is in a group of class
+// "tax". Without the option there is none of them.
+func TestZoomable(t *testing.T) {
+	p := problem(t, shipped(t, "resnet18-int8"), "ethos-u55")
+	lay := initial(t, p)
+	ds := []render.Diagram{{Title: "a", Layout: lay}, {Title: "b", Layout: lay}}
+	var plain, zoom bytes.Buffer
+	require.NoError(t, render.SVG(&plain, p, ds, render.Options{}))
+	require.NoError(t, render.SVG(&zoom, p, ds, render.Options{Zoomable: true}))
+	assert.NotContains(t, plain.String(), `class="zoom"`)
+	assert.NotContains(t, plain.String(), `class="tax"`)
+	c := wellFormed(t, zoom.Bytes())
+	assert.Equal(t, 2, c["svg.zoom"], "one per diagram")
+	assert.Equal(t, 2*p.Levels(), c["g.tax"], "one per panel")
+	assert.Equal(t, 2*placements(lay), c["rect.pl"])
+	zs := regexp.MustCompile(`<svg class="zoom" x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="([0-9.]+)" viewBox="([0-9.]+) ([0-9.]+) ([0-9.]+) ([0-9.]+)" preserveAspectRatio="none" data-t0="0" data-t1="(\d+)"`).FindAllStringSubmatch(zoom.String(), -1)
+	require.Len(t, zs, 2)
+	for _, m := range zs {
+		assert.Equal(t, m[1:5], m[5:9], "the viewBox is the viewport")
+		assert.Equal(t, strconv.Itoa(p.Prog.Timesteps()), m[9])
+	}
+	// Every placement of a diagram is inside its zoom viewport.
+	parts := strings.Split(zoom.String(), `<svg class="zoom"`)
+	require.Len(t, parts, 3)
+	for _, part := range parts[1:] {
+		inner := part[:strings.Index(part, "</svg>")]
+		assert.Equal(t, placements(lay), strings.Count(inner, `<rect class="pl `))
+	}
+}

@@ -41,7 +41,8 @@ one rectangle per placement coloured by block kind (hover for the block's name,
 size, lifetime and level), reused space hatched, transfers as arrows between
 panels. --compare REF draws the reference plan REF (say the initial plan) on
 the left and the plan on the right, as the HTML report puts the initial plan
-before the final one.
+before the final one; the pair is 1400 px wide unless --width sets each
+plot's width.
 
 --ascii prints a compact text map of each level over time instead, for
 terminals and CI logs: each cell shows how full that slice of addresses was

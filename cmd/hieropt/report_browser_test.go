@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -32,7 +34,7 @@ import (
 
 // chromiumPath finds headless Chromium, or skips the test (fails it when
 // HIEROPT_REQUIRE_BROWSER=1, as CI sets).
-func chromiumPath(t *testing.T) string {
+func chromiumPath(t testing.TB) string {
 	t.Helper()
 	if st, err := os.Stat("/usr/bin/chromium"); err == nil && !st.IsDir() {
 		return "/usr/bin/chromium"
@@ -64,6 +66,7 @@ type pageFacts struct {
 	Runs       int      `json:"runs"`       // #timeline g.tl-run
 	Stalls     int      `json:"stalls"`     // #timeline rect.tl-stall with a non-empty box
 	InFlight   int      `json:"inflight"`   // #diagrams rect.inflight with a non-empty box
+	Agg        int      `json:"agg"`        // #diagrams image.agg with a non-empty box
 	Width      int      `json:"width"`
 	Height     int      `json:"height"`
 }
@@ -107,18 +110,26 @@ const factsJS = `(() => {
     runs: q('#timeline g.tl-run').length,
     stalls: q('#timeline rect.tl-stall').filter(boxed).length,
     inflight: q('#diagrams rect.inflight').filter(boxed).length,
+    agg: q('#diagrams image.agg').filter(boxed).length,
     width: document.documentElement.scrollWidth,
     height: document.documentElement.scrollHeight,
   };
 })()`
 
-// browse opens file in headless Chromium and returns what it saw, the
-// console errors, a full-page screenshot (PNG) and how long loading and
-// checking took.
-func browse(t *testing.T, ctx context.Context, file string) (pageFacts, []string, []byte, time.Duration) {
-	t.Helper()
+// browser is a headless Chromium with a tab open, and the console errors
+// it has seen.
+type browser struct {
+	ctx      context.Context
+	mu       sync.Mutex
+	problems []string
+}
+
+// newBrowser starts headless Chromium with a window w px wide; it is
+// closed when the test ends.
+func newBrowser(tb testing.TB, ctx context.Context, w, h int) *browser {
+	tb.Helper()
 	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.ExecPath(chromiumPath(tb)),
 		chromedp.Headless,
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -132,23 +143,20 @@ func browse(t *testing.T, ctx context.Context, file string) (pageFacts, []string
 		chromedp.Flag("disable-default-apps", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1700, 1000),
+		chromedp.UserDataDir(tb.TempDir()),
+		chromedp.WindowSize(w, h),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
 	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-
-	var mu sync.Mutex
-	var problems []string
+	tb.Cleanup(func() { cancelBrowser(); cancelAlloc() })
+	br := &browser{ctx: bctx}
 	report := func(format string, args ...any) {
-		mu.Lock()
-		problems = append(problems, fmt.Sprintf(format, args...))
-		mu.Unlock()
+		br.mu.Lock()
+		br.problems = append(br.problems, fmt.Sprintf(format, args...))
+		br.mu.Unlock()
 	}
 	start := time.Now()
-	require.NoError(t, chromedp.Listen(bctx, func(ev any) {
+	require.NoError(tb, chromedp.Listen(bctx, func(ev any) {
 		switch ev := ev.(type) {
 		case *runtime.EventConsoleAPICalled:
 			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
@@ -166,25 +174,47 @@ func browse(t *testing.T, ctx context.Context, file string) (pageFacts, []string
 			}
 		}
 	}), "starting chromium")
-	launched := time.Since(start)
+	tb.Logf("chromium: started in %s", time.Since(start).Round(time.Millisecond))
+	return br
+}
+
+// Problems returns the console errors seen so far.
+func (br *browser) Problems() []string {
+	br.mu.Lock()
+	defer br.mu.Unlock()
+	return append([]string(nil), br.problems...)
+}
+
+// load opens file, waits for the report's last section and reads the
+// page's facts (which lays every diagram out): it returns them and how long
+// that took.
+func (br *browser) load(tb testing.TB, file string) (pageFacts, time.Duration) {
+	tb.Helper()
 	u := (&url.URL{Scheme: "file", Path: file}).String()
-	loadStart := time.Now()
-	require.NoError(t, chromedp.Do(bctx, chromedp.Navigate(u), chromedp.WaitReady("#settings")), "loading %s", u)
-	facts, err := chromedp.Run(bctx, chromedp.Evaluate[pageFacts](factsJS))
+	start := time.Now()
+	require.NoError(tb, chromedp.Do(br.ctx, chromedp.Navigate(u), chromedp.WaitReady("#settings")), "loading %s", u)
+	facts, err := chromedp.Run(br.ctx, chromedp.Evaluate[pageFacts](factsJS))
+	require.NoError(tb, err)
+	return facts, time.Since(start)
+}
+
+// browse opens file in headless Chromium and returns what it saw, the
+// console errors, a full-page screenshot (PNG) and how long loading and
+// checking took.
+func browse(t *testing.T, ctx context.Context, file string) (pageFacts, []string, []byte, time.Duration) {
+	t.Helper()
+	br := newBrowser(t, ctx, 1700, 1000)
+	facts, took := br.load(t, file)
+	shot, err := chromedp.Run(br.ctx, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
-	took := time.Since(loadStart)
-	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
-	require.NoError(t, err)
-	t.Logf("chromium: started in %s; loaded and checked %s in %s; page %dx%d px", launched.Round(time.Millisecond),
+	t.Logf("chromium: loaded and checked %s in %s; page %dx%d px",
 		filepath.Base(file), took.Round(time.Millisecond), facts.Width, facts.Height)
-	mu.Lock()
-	defer mu.Unlock()
-	return facts, append([]string(nil), problems...), shot, took
+	return facts, br.Problems(), shot, took
 }
 
 // saveScreenshot writes a screenshot to $HIEROPT_SCREENSHOT_DIR, or to the
 // temporary directory.
-func saveScreenshot(t *testing.T, name string, png []byte) {
+func saveScreenshot(t testing.TB, name string, png []byte) {
 	t.Helper()
 	require.True(t, bytes.HasPrefix(png, []byte("\x89PNG")), "a PNG screenshot")
 	dir := os.Getenv("HIEROPT_SCREENSHOT_DIR")
@@ -253,6 +283,134 @@ func TestReportInBrowser(t *testing.T) {
 	assert.Equal(t, p.Levels(), facts.Occupancy)
 	t.Logf("%d placements drawn, %d rectangles of the initial plan not in the final one", facts.Placements, facts.Moved)
 	saveScreenshot(t, "hieropt-report.png", shot)
+
+	// The zoom: timesteps 10 to 49 of both diagrams, then the whole again.
+	T := p.Prog.Timesteps()
+	z := zoomTo(t, file, ctx, 10, 49)
+	require.Len(t, z.Before, 2, "a zoom viewport per diagram")
+	for i := range z.Before {
+		b, a := viewBox(t, z.Before[i]), viewBox(t, z.After[i])
+		dx := b[2] / float64(T)
+		assert.InDelta(t, b[0]+10*dx, a[0], 1e-6, "the window starts at timestep 10")
+		assert.InDelta(t, 40*dx, a[2], 1e-6, "40 timesteps wide")
+		assert.Equal(t, b[1], a[1])
+		assert.Equal(t, b[3], a[3])
+		assert.Equal(t, z.Before[i], z.Whole[i], "hieroptZoom(0, T-1) draws the whole program")
+	}
+	assert.Equal(t, z.After[0], z.Returned)
+	assert.Equal(t, fmt.Sprintf("timesteps 10–49 of %d", T), z.Label)
+	assert.True(t, z.Bar, "the zoom bar is shown where the script runs")
+	assert.Zero(t, z.Tax, "the whole program's axes are hidden while zoomed")
+	assert.Equal(t, 2, z.Ztax, "an axis of the window per diagram")
+	assert.Equal(t, want, z.VisibleBefore, "every placement within the viewports unzoomed")
+	assert.Less(t, z.VisibleAfter, z.VisibleBefore, "zoomed: only the placements meeting timesteps 10-49 are in view")
+	assert.Positive(t, z.VisibleAfter)
+	t.Logf("zoom to timesteps 10-49 of %d: %d of %d placements in view", T, z.VisibleAfter, z.VisibleBefore)
+	// Ten timesteps: each op named under each panel (its end after an
+	// ellipsis where longer than its timestep's width); none on the whole
+	// program.
+	require.Len(t, z.Names, 2*p.Levels()*10)
+	for i, got := range z.Names {
+		name := p.Prog.Ops[10+i%10].Name
+		if cut, ok := strings.CutPrefix(got, "…"); ok {
+			assert.True(t, strings.HasSuffix(name, cut) && len(cut) < len(name), "%q cut from %q", got, name)
+		} else {
+			assert.Equal(t, name, got)
+		}
+	}
+	assert.Zero(t, z.NamesAfter)
+	t.Logf("zoomed to timesteps 10-19: %q ...", z.Names[:3])
+
+	// Without script: every placement drawn, in view, the zoom bar hidden.
+	br := newBrowser(t, ctx, 1700, 1000)
+	require.NoError(t, chromedp.Do(br.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	})))
+	plain, _ := br.load(t, file)
+	assert.Equal(t, want, plain.Placements)
+	assert.Equal(t, want, plain.Drawn)
+	ns, err := chromedp.Run(br.ctx, chromedp.Evaluate[zoomFacts](`({bar: !document.getElementById('zoombar').hidden,
+	  label: document.getElementById('zoomlabel').textContent, tax: document.querySelectorAll('#diagrams g.tax').length})`))
+	require.NoError(t, err)
+	assert.False(t, ns.Bar, "no script: no zoom bar")
+	assert.Empty(t, ns.Label, "no script: the script did not run")
+	assert.Equal(t, 2*p.Levels(), ns.Tax, "the whole program's axes")
+}
+
+// zoomFacts is what zoomJS reads.
+type zoomFacts struct {
+	Before, After, Whole        []string // each zoom viewport's viewBox
+	Returned, Label             string
+	Bar                         bool
+	Tax, Ztax                   int
+	VisibleBefore, VisibleAfter int // rect.pl whose box meets their viewport's
+	// Names are the op names under the axes zoomed to ten timesteps from
+	// the window's start; NamesAfter counts them once the whole is drawn
+	// again.
+	Names      []string
+	NamesAfter int
+}
+
+const zoomJS = `((from, to) => {
+  const zs = Array.from(document.querySelectorAll('#diagrams svg.zoom'));
+  const vb = () => zs.map(z => z.getAttribute('viewBox'));
+  const visible = () => {
+    let n = 0;
+    for (const z of zs) {
+      // The viewport: its diagram's panel frames (the nested svg's own box
+      // is its content's).
+      const v = z.parentNode.querySelector('g.panel rect.frame').getBoundingClientRect();
+      for (const r of z.querySelectorAll('rect.pl')) {
+        const b = r.getBoundingClientRect();
+        if (b.right > v.left + 0.01 && b.left < v.right - 0.01) n++;
+      }
+    }
+    return n;
+  };
+  const before = vb(), visibleBefore = visible();
+  const returned = window.hieroptZoom(from, to);
+  const after = vb(), visibleAfter = visible();
+  const shown = s => Array.from(document.querySelectorAll(s)).filter(g => g.getBoundingClientRect().width > 0).length;
+  const facts = {before, after, returned, visibleBefore, visibleAfter,
+    label: document.getElementById('zoomlabel').textContent,
+    bar: !document.getElementById('zoombar').hidden,
+    tax: shown('#diagrams g.tax'), ztax: document.querySelectorAll('#diagrams g.ztax').length};
+  window.hieroptZoom(from, from + 9);
+  facts.names = Array.from(document.querySelectorAll('#diagrams text.zname')).map(e => e.firstChild.nodeValue);
+  window.hieroptZoom(0, Number(zs[0].getAttribute('data-t1')) - 1);
+  facts.whole = vb();
+  facts.namesAfter = document.querySelectorAll('#diagrams text.zname').length;
+  return facts;
+})`
+
+// zoomTo opens the report at file, zooms its diagrams to timesteps
+// [from, to] through the page's script and reads what changed.
+func zoomTo(t *testing.T, file string, ctx context.Context, from, to int) zoomFacts {
+	t.Helper()
+	br := newBrowser(t, ctx, 1700, 1000)
+	br.load(t, file)
+	z, err := chromedp.Run(br.ctx, chromedp.Evaluate[zoomFacts](fmt.Sprintf("%s(%d, %d)", zoomJS, from, to)))
+	require.NoError(t, err)
+	assert.Empty(t, br.Problems(), "console errors")
+	// A screenshot of ten timesteps from the window's start (the ops named),
+	// the zoom bar and diagrams in view.
+	_, err = chromedp.Run(br.ctx, chromedp.Evaluate[bool](fmt.Sprintf(
+		"window.hieroptZoom(%d, %d); document.getElementById('zoombar').scrollIntoView(); true", from, from+9)))
+	require.NoError(t, err)
+	shot, err := chromedp.Run(br.ctx, chromedp.CaptureScreenshot())
+	require.NoError(t, err)
+	saveScreenshot(t, "hieropt-report-zoom.png", shot)
+	return z
+}
+
+// viewBox parses a viewBox attribute.
+func viewBox(t *testing.T, s string) [4]float64 {
+	t.Helper()
+	var v [4]float64
+	_, err := fmt.Sscanf(s, "%g %g %g %g", &v[0], &v[1], &v[2], &v[3])
+	require.NoError(t, err, "viewBox %q", s)
+	return v
 }
 
 // TestReportInBrowserLong: a generated program of 2,000 ops on the H100
