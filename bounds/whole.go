@@ -73,6 +73,16 @@ type WholeBound struct {
 // still valid).
 const DefaultWork = 3e7
 
+// MaxStates bounds the problems Whole takes on: the sum over blocks of
+// their lifetimes times the levels. Above it (a 20,000-op generated
+// program is 10 times above) even one step takes seconds and compiling the
+// problem longer: Whole returns ErrTooLarge, and the per-timestep bound is
+// what remains.
+const MaxStates = 6e7
+
+// ErrTooLarge is Whole's answer for a problem above MaxStates.
+var ErrTooLarge = errors.New("the program is too long for the whole-program bound (its blocks' lifetimes times the levels exceed bounds.MaxStates)")
+
 // ErrNotSeparable is Whole's answer for a cost model it cannot bound:
 // only the seed model's prices (reads, writes, out + in per move) are
 // modelled.
@@ -82,6 +92,13 @@ var ErrNotSeparable = errors.New("the whole-program bound models the seed model'
 func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOptions) (*WholeBound, error) {
 	if m.Name() != "seed003" {
 		return nil, ErrNotSeparable
+	}
+	var states int64
+	for b := 0; b < p.Blocks(); b++ {
+		states += int64(p.Block(b).Last-p.Block(b).First+1) * int64(p.Levels())
+	}
+	if states > MaxStates {
+		return nil, ErrTooLarge
 	}
 	w := newWhole(p, m)
 	if o.Iterations <= 0 {
@@ -149,7 +166,7 @@ type whole struct {
 	L      int
 	access [][]map[int]float64 // per block and level: timestep -> cost
 	rows   []row               // capacity rows that can bind
-	rowAt  map[[2]int]int      // (level, timestep) -> row
+	rowAt  []int32             // at l*T+t: the row of level l at timestep t, -1 if none
 	move   [][][]float64       // per block: move[b][a][c], out(a) + in(c)
 	// Per block, for each timestep i of its life that matters (see
 	// newWhole) and level l (at i*L+l): the access cost there, the bytes
@@ -169,8 +186,11 @@ type row struct {
 
 func newWhole(p *state.Problem, m costmodel.Model) *whole {
 	L := p.Levels()
-	w := &whole{p: p, L: L, access: accessCosts(p, m), rowAt: map[[2]int]int{}}
 	T := p.Prog.Timesteps()
+	w := &whole{p: p, L: L, access: accessCosts(p, m), rowAt: make([]int32, L*T)}
+	for i := range w.rowAt {
+		w.rowAt[i] = -1
+	}
 	// A row can bind where the blocks that may sit in l at t, at their
 	// footprints there, exceed its capacity.
 	could := make([][]int64, L)
@@ -192,7 +212,7 @@ func newWhole(p *state.Problem, m costmodel.Model) *whole {
 		for t := 0; t < T; t++ {
 			cur += could[l][t]
 			if c := p.HW.Levels[l].Capacity; cur > c {
-				w.rowAt[[2]int{l, t}] = len(w.rows)
+				w.rowAt[l*T+t] = int32(len(w.rows))
 				w.rows = append(w.rows, row{l, t, float64(c)})
 			}
 		}
@@ -211,8 +231,7 @@ func newWhole(p *state.Problem, m costmodel.Model) *whole {
 			event := t == blk.First
 			for l := 0; l < L && !event; l++ {
 				if p.Allowed(b, l) {
-					_, bind := w.rowAt[[2]int{l, t}]
-					event = bind || w.access[b][l][t] != 0
+					event = w.rowAt[l*T+t] >= 0 || w.access[b][l][t] != 0
 				}
 			}
 			if !event {
@@ -225,9 +244,7 @@ func newWhole(p *state.Problem, m costmodel.Model) *whole {
 					if !blk.Reusable || t != blk.Last {
 						by = float64(p.Foot(b, l))
 					}
-					if k, ok := w.rowAt[[2]int{l, t}]; ok {
-						r = int32(k)
-					}
+					r = w.rowAt[l*T+t]
 				}
 				cost, bytes, rowOf = append(cost, c), append(bytes, by), append(rowOf, r)
 			}

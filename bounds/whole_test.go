@@ -5,14 +5,17 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
 	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 )
 
@@ -168,4 +171,21 @@ func TestWholeBelowPlans(t *testing.T) {
 		cost := res.Plan.Cost.Final
 		require.LessOrEqual(t, w.Cost, cost*(1+1e-9), "%s/%s", p.Prog.Name, p.HW.Name)
 	}
+}
+
+// A program too long for the whole-program bound is refused before any
+// work (a 20,000-op generated program on h100-sm: its blocks' lifetimes
+// sum to far more than MaxStates), not ground through for minutes.
+func TestWholeTooLarge(t *testing.T) {
+	prog, err := gen.Generate(gen.Options{Ops: 20000, Seed: 1})
+	require.NoError(t, err)
+	prof, err := profiles.Get("h100-sm")
+	require.NoError(t, err)
+	p, err := state.Bind(prog, prof, "gen")
+	require.NoError(t, err)
+	m, _ := costmodel.Lookup("seed003")
+	start := time.Now()
+	_, err = bounds.Whole(context.Background(), p, m, bounds.WholeOptions{})
+	require.ErrorIs(t, err, bounds.ErrTooLarge)
+	t.Logf("refused in %v", time.Since(start))
 }

@@ -218,7 +218,7 @@ func costBoundCtx(ctx context.Context, p *state.Problem, model string) (*costBou
 	if wb, err := bounds.Whole(ctx, p, m, bounds.WholeOptions{}); err == nil {
 		cb.Whole = wb
 		cb.Cost = max(cb.Cost, wb.Cost)
-	} else if !errors.Is(err, bounds.ErrNotSeparable) {
+	} else if !errors.Is(err, bounds.ErrNotSeparable) && !errors.Is(err, bounds.ErrTooLarge) {
 		return nil, internalErrorf("%v", err)
 	}
 	return cb, nil
