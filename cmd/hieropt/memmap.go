@@ -62,14 +62,7 @@ another workload or profile is bad input (exit 2).`,
 		if err := bindSettings(cmd, &o); err != nil {
 			return err
 		}
-		if args[0] == "-" && (o.Workload == "-" || o.HW == "-") {
-			return usageErrorf("only one input can read stdin")
-		}
-		p, err := a.loadProblem(o.Workload, o.HW)
-		if err != nil {
-			return err
-		}
-		_, lay, p, err := a.validPlan(p, args[0])
+		_, lay, p, err := a.loadPlan(o.Workload, o.HW, args[0])
 		if err != nil {
 			return err
 		}

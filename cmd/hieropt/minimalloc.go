@@ -166,14 +166,7 @@ then a valid MiniMalloc solution of that slightly different problem.`,
 		if err := bindSettings(cmd, &o); err != nil {
 			return err
 		}
-		if args[0] == "-" && (o.Workload == "-" || o.HW == "-") {
-			return usageErrorf("only one input can read stdin")
-		}
-		p, err := a.loadProblem(o.Workload, o.HW)
-		if err != nil {
-			return err
-		}
-		pl, _, _, err := a.validPlan(p, args[0])
+		pl, _, p, err := a.loadPlan(o.Workload, o.HW, args[0])
 		if err != nil {
 			return err
 		}

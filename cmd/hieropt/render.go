@@ -114,6 +114,20 @@ The plans are checked against FORMATS.md first: an invalid plan is not drawn
 // the plan's layout and the problem bound for the plan's cost model
 // (planProblem), or an input error (exit 2) or the first violations
 // (exit 1).
+// loadPlan loads the workload and the profile and checks the plan at
+// planArg against them (validPlan): the inputs of the commands that read
+// one plan of one problem. Only one of the three may be stdin.
+func (a *app) loadPlan(workloadArg, hwArg, planArg string) (*plan.Plan, *state.Layout, *state.Problem, error) {
+	if planArg == "-" && (workloadArg == "-" || hwArg == "-") {
+		return nil, nil, nil, usageErrorf("only one input can read stdin")
+	}
+	p, err := a.loadProblem(workloadArg, hwArg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return a.validPlan(p, planArg)
+}
+
 func (a *app) validPlan(p *state.Problem, path string) (*plan.Plan, *state.Layout, *state.Problem, error) {
 	pl, err := a.checkedPlan(p, path)
 	if err != nil {

@@ -63,14 +63,7 @@ two levels, or breaks a rule); 2 bad input.`,
 		if o.Model == "" || o.Output == "" {
 			return usageErrorf("export tflm needs --model in.tflite and -o out.tflite")
 		}
-		if args[0] == "-" && (o.Workload == "-" || o.HW == "-") {
-			return usageErrorf("only one input can read stdin")
-		}
-		p, err := a.loadProblem(o.Workload, o.HW)
-		if err != nil {
-			return err
-		}
-		pl, _, _, err := a.validPlan(p, args[0])
+		pl, _, p, err := a.loadPlan(o.Workload, o.HW, args[0])
 		if err != nil {
 			return err
 		}
