@@ -15,6 +15,7 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt/importer/tflite"
 	"github.com/hieropt/hieropt/importer/tflite/schema"
 )
 
@@ -233,5 +234,51 @@ func TestElementwiseModel(t *testing.T) {
 	require.NoError(t, err)
 	for k, op := range m.Graph.Ops {
 		require.True(t, m.inPlace(op.Inputs[0], op.Outputs[0], 0, 0), "op %d %s", k, op.Type)
+	}
+}
+
+// A graph output that a later op reads (ADD, which may run in place) must
+// keep its bytes: neither the importer nor the checker lets that op write
+// over it; the graph input and the tensor before it may be written over.
+func TestInPlaceNeverOverAGraphOutput(t *testing.T) {
+	m := &schema.ModelT{Version: 3, Buffers: []*schema.BufferT{{}}}
+	m.OperatorCodes = []*schema.OperatorCodeT{{DeprecatedBuiltinCode: int8(schema.BuiltinOperatorADD), BuiltinCode: schema.BuiltinOperatorADD, Version: 1}}
+	g := &schema.SubGraphT{}
+	tensor := func(name string, data []byte) int32 {
+		m.Buffers = append(m.Buffers, &schema.BufferT{Data: data})
+		g.Tensors = append(g.Tensors, &schema.TensorT{Name: name, Shape: []int32{1, 16}, Type: schema.TensorTypeFLOAT32, Buffer: uint32(len(m.Buffers) - 1)})
+		return int32(len(g.Tensors) - 1)
+	}
+	in, c := tensor("in", nil), tensor("c", make([]byte, 64))
+	a, x, y := tensor("a", nil), tensor("x", nil), tensor("y", nil)
+	add := func(p, q, out int32) {
+		g.Operators = append(g.Operators, &schema.OperatorT{Inputs: []int32{p, q}, Outputs: []int32{out},
+			BuiltinOptions: &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsAddOptions, Value: &schema.AddOptionsT{}}})
+	}
+	add(in, c, a) // a: an activation
+	add(a, c, x)  // x: a graph output, read by the next op
+	add(x, c, y)
+	g.Inputs, g.Outputs = []int32{in}, []int32{x, y}
+	m.Subgraphs = []*schema.SubGraphT{g}
+	b := flatbuffers.NewBuilder(1024)
+	b.FinishWithFileIdentifier(m.Pack(b), []byte("TFL3"))
+	data := b.FinishedBytes()
+
+	mod, err := Read("outputs.tflite", data)
+	require.NoError(t, err)
+	require.Equal(t, int(x), mod.inPlaceOutput(int(a)), "an activation may be written over")
+	require.Equal(t, -1, mod.inPlaceOutput(int(x)), "a graph output may not")
+	offs, head := mod.Greedy()
+	plan := make([]int32, len(offs))
+	for i, o := range offs {
+		plan[i] = int32(o)
+	}
+	plan[x], plan[y] = int32(head), int32(head)
+	require.False(t, mod.Check(plan).Valid(), "y over the graph output x")
+
+	w, err := tflite.Import("outputs.tflite", data, tflite.Options{})
+	require.NoError(t, err)
+	for _, blk := range w.Blocks {
+		require.Equal(t, blk.Name == "in" || blk.Name == "a", blk.Reusable, "block %s", blk.Name) // not x, y
 	}
 }

@@ -146,7 +146,7 @@ func (m *Model) inPlaceGroups(idx []int) []int {
 			continue
 		}
 		for _, a := range op.Inputs {
-			if ka, ok := at[a]; ok && a != out && m.Tensors[a].Last == k+1 && m.inPlace(a, out, 0, 0) {
+			if ka, ok := at[a]; ok && m.inPlaceOutput(a) == out {
 				g[kb] = g[ka]
 				found = true
 				break

@@ -27,7 +27,6 @@ package tflm
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"github.com/hieropt/hieropt/importer/tflite"
 	"github.com/hieropt/hieropt/importer/tflite/schema"
@@ -93,6 +92,8 @@ type Model struct {
 	// Offline is the model's offline plan, nil if it has none.
 	Offline *Offline
 	data    []byte
+	// first and last are the tensors' scopes (Tensor.First, .Last).
+	first, last []int
 }
 
 // DocName returns how errors name the model in file.
@@ -116,8 +117,8 @@ func Read(file string, data []byte) (m *Model, err error) {
 		return nil, err
 	}
 	doc := DocName(file)
-	m = &Model{File: file, Graph: g, data: data}
 	first, last := g.Scopes()
+	m = &Model{File: file, Graph: g, data: data, first: first, last: last}
 	for i, t := range g.Tensors {
 		b, err := g.Bytes(doc, i)
 		if err != nil {
@@ -217,24 +218,16 @@ func (m *Model) Head(offline []int32) (offsets []int64, head int64) {
 	return offsets, head
 }
 
-// InPlace reports whether tensors a and b may share their bytes: a is an
-// input of op k whose life ends there, b an output of the same op that
-// starts there, op k runs in place (tflite.InPlace) and the two have the
-// same size and offset. TFLM's kernels for such ops read each element
-// before writing it, or skip their copy when input and output coincide.
+// inPlace reports whether tensors a and b, at offsets offA and offB, may
+// share their bytes: at one offset, one is the tensor an op may write over
+// the other in place (tflite.Graph.InPlaceOutput). TFLM's kernels for such
+// ops read each element before writing it, or skip their copy when input
+// and output coincide.
 func (m *Model) inPlace(a, b int, offA, offB int64) bool {
-	ta, tb := m.Tensors[a], m.Tensors[b]
-	if offA != offB || ta.Bytes != tb.Bytes || ta.Variable || tb.Variable {
-		return false
-	}
-	if ta.Last != tb.First {
-		ta, tb = tb, ta
-		a, b = b, a
-	}
-	k := ta.Last - 1
-	if k < 0 || k >= len(m.Graph.Ops) || tb.First != ta.Last {
-		return false
-	}
-	op := m.Graph.Ops[k]
-	return tflite.InPlace(op.Type) && slices.Contains(op.Inputs, a) && len(op.Outputs) > 0 && op.Outputs[0] == b
+	return offA == offB && (m.inPlaceOutput(a) == b || m.inPlaceOutput(b) == a)
+}
+
+// inPlaceOutput is tflite.Graph.InPlaceOutput on the model's tensors.
+func (m *Model) inPlaceOutput(a int) int {
+	return m.Graph.InPlaceOutput(a, m.first, m.last, func(i int) int64 { return m.Tensors[i].Bytes })
 }

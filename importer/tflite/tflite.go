@@ -469,7 +469,7 @@ func buildBlocks(doc string, p *workload.Program, g *Graph) error {
 		blockOf[i] = len(p.Blocks)
 		p.Blocks = append(p.Blocks, b)
 	}
-	markInPlace(p, ops, blockOf)
+	markInPlace(p, g, blockOf)
 	return nil
 }
 
@@ -481,22 +481,48 @@ func addStep(ts []int, t int) []int {
 	return append(ts, t)
 }
 
-// markInPlace marks reusable an input or activation whose last reader is
-// an in-place capable op whose first output has the same size.
-func markInPlace(p *workload.Program, ops []Operator, blockOf []int) {
-	for i := range p.Blocks {
-		b := &p.Blocks[i]
-		if (b.Kind != workload.Activation && b.Kind != workload.Input) || len(b.Reads) == 0 || b.Last != b.Reads[len(b.Reads)-1] {
-			continue
+// markInPlace marks reusable the block of every tensor that an op may
+// write its output over (Graph.InPlaceOutput).
+func markInPlace(p *workload.Program, g *Graph, blockOf []int) {
+	first, last := g.Scopes()
+	bytes := func(i int) int64 {
+		n, err := g.Bytes("", i)
+		if err != nil {
+			return -1
 		}
-		op := ops[b.Last]
-		if !inPlace[op.Type] || len(op.Outputs) == 0 {
-			continue
-		}
-		if j := blockOf[op.Outputs[0]]; j >= 0 && p.Blocks[j].Size == b.Size && p.Blocks[j].First == b.Last {
-			b.Reusable = true
+		return n
+	}
+	for i, b := range blockOf {
+		if b >= 0 {
+			if out := g.InPlaceOutput(i, first, last, bytes); out >= 0 && blockOf[out] >= 0 {
+				p.Blocks[b].Reusable = true
+			}
 		}
 	}
+}
+
+// InPlaceOutput returns the tensor that an op may write over tensor a in
+// place, -1 if none: the op whose input a is last used at (first and last
+// are Scopes), if it runs in place (InPlace), and its first output, which
+// must be made there and have a's bytes (bytes(i) gives tensor i's). Graph
+// outputs, variables and constants are never written over: their bytes
+// must outlive the op. The importer marks such tensors reusable; package
+// tflm lets the two share an offset.
+func (g *Graph) InPlaceOutput(a int, first, last []int, bytes func(int) int64) int {
+	t := g.Tensors[a]
+	k := last[a] - 1 // the op of a's last scope
+	if t.Constant || t.Variable || slices.Contains(g.Outputs, a) || k < 0 || k >= len(g.Ops) {
+		return -1
+	}
+	op := g.Ops[k]
+	if !inPlace[op.Type] || len(op.Outputs) == 0 || !slices.Contains(op.Inputs, a) {
+		return -1
+	}
+	out := op.Outputs[0]
+	if out == a || first[out] != last[a] || slices.Contains(op.Outputs[1:], a) || bytes(out) != bytes(a) || bytes(a) < 0 {
+		return -1
+	}
+	return out
 }
 
 // uniqueName names the block of tensor i: its name, else tensor_i, with
