@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/state"
@@ -53,6 +54,10 @@ type WholeOptions struct {
 	// Upper is a known cost of a valid plan (say the plan being judged),
 	// the target of the steps; 0: the cost of planning nothing.
 	Upper float64
+	// Paths asks for the blocks' cheapest paths at the best prices found
+	// (WholeBound.Paths): where the relaxation puts each block, a guide
+	// for a planner.
+	Paths bool
 }
 
 // WholeBound is what Whole finds.
@@ -64,6 +69,19 @@ type WholeBound struct {
 	// Rows counts the (level, timestep) capacity rows that can bind;
 	// Iterations the steps taken.
 	Rows, Iterations int
+	// Paths, with WholeOptions.Paths, holds per block its cheapest path
+	// through the levels at the prices of the best bound: the stays in
+	// order of time, the first at the block's first timestep. The paths
+	// need not fit the capacities together (the prices only make them
+	// pay for the bytes they take).
+	Paths [][]Stay
+}
+
+// Stay is a part of a block's path: from timestep From on (until the next
+// stay, or the block's last timestep) it sits in level Level.
+type Stay struct {
+	From  int32
+	Level int8
 }
 
 // DefaultWork is the most states the default number of steps visits in
@@ -106,8 +124,13 @@ func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOpti
 	}
 	res := &WholeBound{Rows: len(w.rows)}
 	y := make([]float64, len(w.rows))
-	val, g := w.eval(y)
+	val, g := w.eval(y, nil)
 	res.Free, res.Cost = val, val
+	var best []float64 // the prices of the best bound, with o.Paths
+	if o.Paths {
+		best = slices.Clone(y)
+		defer func() { res.Paths = w.paths(best) }()
+	}
 	if len(w.rows) == 0 {
 		return res, nil // no capacity can bind: L(0) is R's optimum
 	}
@@ -139,9 +162,12 @@ func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOpti
 		for k := range y {
 			y[k] = math.Max(0, y[k]+step*d[k])
 		}
-		val, g = w.eval(y)
+		val, g = w.eval(y, nil)
 		if val > res.Cost*(1+1e-9) {
 			res.Cost, stall = val, 0
+			if best != nil {
+				copy(best, y)
+			}
 		} else if stall++; stall >= 10 {
 			theta, stall = theta/2, 0
 			if theta < 1e-6 {
@@ -175,8 +201,9 @@ type whole struct {
 	cost   [][]float64
 	bytes  [][]float64
 	rowOf  [][]int32
-	choice []int8 // scratch: the level each state came from
-	states int    // the states one step visits: sum of len(cost)
+	step   [][]int32 // per block, the timestep of each of its steps that matter
+	choice []int8    // scratch: the level each state came from
+	states int       // the states one step visits: sum of len(cost)
 }
 
 type row struct {
@@ -218,6 +245,7 @@ func newWhole(p *state.Problem, m costmodel.Model) *whole {
 		}
 	}
 	w.cost, w.bytes, w.rowOf = make([][]float64, p.Blocks()), make([][]float64, p.Blocks()), make([][]int32, p.Blocks())
+	w.step = make([][]int32, p.Blocks())
 	longest := 0
 	for b := 0; b < p.Blocks(); b++ {
 		blk := p.Block(b)
@@ -237,6 +265,7 @@ func newWhole(p *state.Problem, m costmodel.Model) *whole {
 			if !event {
 				continue
 			}
+			w.step[b] = append(w.step[b], int32(t))
 			for l := 0; l < L; l++ {
 				c, by, r := 0.0, 0.0, int32(-1)
 				if p.Allowed(b, l) {
@@ -277,7 +306,7 @@ func newWhole(p *state.Problem, m costmodel.Model) *whole {
 // value, so eval subtracts roundMargin times the sum of the magnitudes
 // (far above the error of the few thousand roundings of each sum): what it
 // returns stays a valid bound.
-func (w *whole) eval(y []float64) (float64, []float64) {
+func (w *whole) eval(y []float64, paths [][]Stay) (float64, []float64) {
 	p, L := w.p, w.L
 	g := make([]float64, len(w.rows))
 	var total, magnitude float64
@@ -330,18 +359,36 @@ func (w *whole) eval(y []float64) (float64, []float64) {
 		}
 		total += V[end]
 		magnitude += math.Abs(V[end])
-		// Walk back the path for the subgradient.
+		// Walk back the path for the subgradient (and, with paths, record
+		// its stays).
+		var path []Stay
 		l := end
 		for i := n - 1; i >= 0; i-- {
 			if r := rowOf[i*L+l]; r >= 0 {
 				g[r] += bytes[i*L+l]
 			}
+			from := l
 			if i > 0 {
-				l = int(choice[i*L+l])
+				from = int(choice[i*L+l])
 			}
+			if paths != nil && (i == 0 || from != l) {
+				path = append(path, Stay{From: w.step[b][i], Level: int8(l)})
+			}
+			l = from
+		}
+		if paths != nil {
+			slices.Reverse(path)
+			paths[b] = path
 		}
 	}
 	return total - roundMargin*magnitude, g
+}
+
+// paths returns the blocks' cheapest paths at prices y.
+func (w *whole) paths(y []float64) [][]Stay {
+	paths := make([][]Stay, w.p.Blocks())
+	w.eval(y, paths)
+	return paths
 }
 
 // roundMargin is eval's allowance for rounding, relative to the
