@@ -9,6 +9,8 @@ import (
 
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/bounds"
+	"github.com/hieropt/hieropt/gen"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/internal/testprog"
 )
 
@@ -59,4 +61,19 @@ func TestBoundStartNeverCostlier(t *testing.T) {
 	}
 	assert.Positive(t, better)
 	t.Logf("%d pairs cheaper with the bound start", better)
+}
+
+// Where the bound's work budget leaves it too few steps to make a guide (a
+// 1,000-op generated program: 21 steps on the H100 copy), the search walks
+// from the classic start alone; the bound it computed is still reported.
+func TestBoundStartNeedsSteps(t *testing.T) {
+	prog, err := gen.Generate(gen.Options{Ops: 1000, Seed: 1})
+	require.NoError(t, err)
+	prof, err := hw.ReadFile(seedHW("h100-sm"))
+	require.NoError(t, err)
+	res := planOK(t, context.Background(), prog, prof, nil)
+	require.NotNil(t, res.Bound)
+	assert.Less(t, res.Bound.Limit, bounds.DefaultIterations/3)
+	assert.Len(t, res.Initial.Walks, 1)
+	assert.NotEqual(t, "bound", res.Initial.Start)
 }

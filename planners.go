@@ -166,10 +166,11 @@ type walkStart struct {
 	cost  float64
 }
 
-// walks walks from each start in turn, each walk followed by repacking,
-// while lim lasts (a walk after the limit fell is not begun), and keeps
-// the cheapest plan (the earlier's on a tie): Result.Initial's Start,
-// Search and Repack are its walk's; Initial.Walks lists them all.
+// walks walks from each start in turn, each walk followed by repacking
+// (which can take a walk that ended higher below another: both are
+// repacked), while lim lasts (a walk after the limit fell is not begun),
+// and keeps the cheapest plan (the earlier's on a tie): Result.Initial's
+// Start, Search and Repack are its walk's; Initial.Walks lists them all.
 func (r *run) walks(lim context.Context, starts []walkStart) error {
 	base := r.s.Search.Progress
 	defer func() { r.s.Search.Progress = base }()

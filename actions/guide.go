@@ -25,6 +25,11 @@ import (
 type guide struct {
 	level []int8
 	load  []int64 // at l*T+t
+	// before lists per timestep t the blocks made before t whose bytes
+	// count at t (at before[at[t]:at[t+1]]): those whose level a walk
+	// from t reads from the layout.
+	before []int32
+	at     []int32
 }
 
 // SetGuide guides the initializer by a level per block (see guide); nil
@@ -41,8 +46,23 @@ func (in *Initializer) SetGuide(level []int8) {
 	}
 	T := p.Prog.Timesteps()
 	g := &guide{level: slices.Clone(level), load: make([]int64, p.Levels()*T)}
+	g.at = make([]int32, T+1)
 	for b, l := range g.level {
 		g.add(p, b, int(l), p.Block(b).First, 1)
+		for t := p.Block(b).First + 1; t <= bytesEnd(p, b); t++ {
+			g.at[t+1]++
+		}
+	}
+	for t := 0; t < T; t++ {
+		g.at[t+1] += g.at[t]
+	}
+	g.before = make([]int32, g.at[T])
+	fill := slices.Clone(g.at[:T])
+	for b := range g.level {
+		for t := p.Block(b).First + 1; t <= bytesEnd(p, b); t++ {
+			g.before[fill[t]] = int32(b)
+			fill[t]++
+		}
 	}
 	in.guide = g
 }
@@ -92,11 +112,8 @@ func (in *Initializer) place(occ *state.Occupancy, v state.View, b, t int, w *lo
 		// The walk's first placement: the blocks made before t are where v
 		// has them at t-1, for the rest of their lives.
 		gl.load = append(gl.load[:0], g.load...)
-		for a := 0; a < p.Blocks() && t > 0; a++ {
-			blk := p.Block(a)
-			if blk.First >= t || bytesEnd(p, a) < t {
-				continue
-			}
+		for _, ai := range g.before[g.at[t]:g.at[t+1]] {
+			a := int(ai)
 			if l := int(state.SegAt(v.BlockSegs(a), t-1).Level); l != int(g.level[a]) {
 				g.addTo(gl.load, p, a, int(g.level[a]), t, -1)
 				g.addTo(gl.load, p, a, l, t, 1)

@@ -67,8 +67,10 @@ type WholeBound struct {
 	// Free is L(0): every block on its cheapest path with no capacity.
 	Free float64
 	// Rows counts the (level, timestep) capacity rows that can bind;
-	// Iterations the steps taken.
-	Rows, Iterations int
+	// Iterations the steps taken, of at most Limit (WholeOptions.
+	// Iterations, or the default: DefaultIterations, fewer on long
+	// programs).
+	Rows, Iterations, Limit int
 	// Paths, with WholeOptions.Paths, holds per block its cheapest path
 	// through the levels at the prices of the best bound: the stays in
 	// order of time, the first at the block's first timestep. The paths
@@ -83,6 +85,10 @@ type Stay struct {
 	From  int32
 	Level int8
 }
+
+// DefaultIterations is the default number of steps, on programs short
+// enough for DefaultWork.
+const DefaultIterations = 300
 
 // DefaultWork is the most states the default number of steps visits in
 // all (about a third of a second on the project's 2-core VM), one step at
@@ -120,9 +126,9 @@ func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOpti
 	}
 	w := newWhole(p, m)
 	if o.Iterations <= 0 {
-		o.Iterations = max(1, min(300, int(DefaultWork/max(w.states, 1))))
+		o.Iterations = max(1, min(DefaultIterations, int(DefaultWork/max(w.states, 1))))
 	}
-	res := &WholeBound{Rows: len(w.rows)}
+	res := &WholeBound{Rows: len(w.rows), Limit: o.Iterations}
 	y := make([]float64, len(w.rows))
 	val, g := w.eval(y, nil)
 	res.Free, res.Cost = val, val
