@@ -1,6 +1,7 @@
 package hieropt_test
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/search"
 )
 
 // Under the seed model the search also walks from the start the
@@ -23,7 +25,9 @@ import (
 // (the optimum of the relaxation, by the MILP tool, is 55.3 M cycles).
 func TestBoundStart(t *testing.T) {
 	prog, prof := documents(t, "mobilenet_v2-fp32", seedHW("k210"))
-	res := planOK(t, context.Background(), prog, prof, nil)
+	// Check: the walks verify the state's invariants after every commit
+	// (the guided re-planning included), and panic if one breaks.
+	res := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Search: search.Settings{Check: true}})
 	require.Len(t, res.Initial.Walks, 2)
 	names := []string{res.Initial.Walks[0].Start, res.Initial.Walks[1].Start}
 	assert.ElementsMatch(t, []string{"bound", "kind"}, names)
@@ -76,4 +80,21 @@ func TestBoundStartNeedsSteps(t *testing.T) {
 	assert.Less(t, res.Bound.Limit, bounds.DefaultIterations/3)
 	assert.Len(t, res.Initial.Walks, 1)
 	assert.NotEqual(t, "bound", res.Initial.Start)
+}
+
+// The two walks give the same plan on any number of workers.
+func TestBoundStartDeterministicAcrossWorkers(t *testing.T) {
+	prog, prof := documents(t, "resnet18-int8", seedHW("k210"))
+	var first string
+	for _, w := range []int{1, 2, 4} {
+		r := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Search: search.Settings{Workers: w}})
+		require.Len(t, r.Initial.Walks, 2)
+		var buf bytes.Buffer
+		require.NoError(t, r.Plan.Write(&buf))
+		if first == "" {
+			first = buf.String()
+			continue
+		}
+		assert.Equal(t, first, buf.String(), "workers %d", w)
+	}
 }
