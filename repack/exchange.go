@@ -26,8 +26,8 @@ import (
 // victims greedily: while some timestep of the run is over the capacity
 // with the candidate in l, among the blocks placed once, for their whole
 // life, in l, alone (no reuse chain), alive at the timestep most over,
-// the one that loses least per byte goes to the fastest slower level with
-// room for it over its life (as the layout is; else a slower one), at the
+// the one that loses least per byte (in the next slower level it may use)
+// goes to the fastest slower level with room for it over its life, at the
 // lowest offset free there. If what they lose is
 // less than the candidate saves, l is packed with the candidate and
 // without them (the packer, as for any candidate, under the node
@@ -68,29 +68,23 @@ func (r *repacker) exchange(ctx context.Context, l int, c candidate, its []item)
 		if b == c.b {
 			continue
 		}
-		// The fastest slower level with room for it over its life, as the
-		// layout is (the slowest it may use at worst).
+		// The next slower level it may use (where it goes if there is
+		// room for it there, else a slower one: see below).
 		seg := r.lay.Segs[b][0]
-		slow, loss := -1, 0.0
-		for m := l + 1; m < p.Levels(); m++ {
-			if !p.Allowed(b, m) {
-				continue
-			}
-			if _, ok := r.freeAt(m, p.Block(b).First, r.segEnd(b, 0), p.Foot(b, m), p.Align(b, m), nil); ok || slow < 0 {
+		slow := -1
+		for m := l + 1; m < p.Levels() && slow < 0; m++ {
+			if p.Allowed(b, m) {
 				slow = m
-				down := state.Seg{From: seg.From, Level: int32(m), Lead: seg.Lead}
-				if m == p.Home(b) {
-					down.Lead = 0
-				}
-				loss = r.model.BlockCost(p, b, []state.Seg{down}) - r.model.BlockCost(p, b, r.lay.Segs[b])
-				if ok {
-					break
-				}
 			}
 		}
 		if slow < 0 {
 			continue
 		}
+		down := state.Seg{From: seg.From, Level: int32(slow), Lead: seg.Lead}
+		if slow == p.Home(b) {
+			down.Lead = 0
+		}
+		loss := r.model.BlockCost(p, b, []state.Seg{down}) - r.model.BlockCost(p, b, r.lay.Segs[b])
 		cands = append(cands, victim{k: k, b: b, loss: loss / float64(it.size), to: slow})
 	}
 	slices.SortStableFunc(cands, func(x, y victim) int { return cmp.Compare(x.loss, y.loss) })

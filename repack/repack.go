@@ -250,8 +250,11 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 				return false
 			}
 			k := candKey{c.b, c.from, c.to}
-			if exchanging && screened[k] && !exchanged[k] && !touched[c.b] && packings < r.cfg.Packings && len(ls.its) <= r.cfg.MaxBuffers {
+			if exchanging && screened[k] && !exchanged[k] && !touched[c.b] && len(exchanged) < r.cfg.Packings && packings < r.cfg.Packings && len(ls.its) <= r.cfg.MaxBuffers {
 				// Room may be made: blocks of l sent down (exchange.go).
+				// At most Packings tries per level, packed or not (a try
+				// scans the level: long programs have thousands of
+				// screened candidates).
 				exchanged[k] = true
 				before := r.stats.Packings
 				done := r.exchange(ctx, l, c, ls.its)
