@@ -130,6 +130,8 @@ type searcher struct {
 	// covered at the level; per buffer, a stamp saying it is a candidate.
 	fw, bw, cmark []uint32
 	vgen          uint32
+	ncov          []int32 // per boundary: the viable candidates' cover, by differences
+	forced        int32   // a tight section at the level with one viable candidate, or -1
 }
 
 func newSearcher(in *inst, C int64, ngBits int) *searcher {
@@ -151,6 +153,7 @@ func newSearcher(in *inst, C int64, ngBits int) *searcher {
 	t.fw = make([]uint32, ns+1)
 	t.bw = make([]uint32, ns+1)
 	t.cmark = make([]uint32, n)
+	t.ncov = make([]int32, ns+1)
 	x := uint64(0x9e3779b97f4a7c15)
 	t.Z2 = make([]uint64, ns)
 	for s := range t.Z2 {
@@ -631,7 +634,9 @@ func (t *searcher) pick(a, c int32) (int64, int32) {
 // reports false if some run has no such path; otherwise it stamps, for the
 // candidates call that follows, the candidates that lie on one (fw: the
 // tight sections left of its start can be covered; bw: those right of its
-// end), the only ones that can go at L. O(sections at the level and the
+// end), the only ones that can go at L. It also sets forced to the first
+// tight section that only one of those covers (-1 if none): branching
+// there first has one child (fail first). O(sections at the level and the
 // buffers that start there).
 func (t *searcher) coverable(a, c int32, L int64) bool {
 	in := t.in
@@ -643,6 +648,7 @@ func (t *searcher) coverable(a, c int32, L int64) bool {
 		t.vgen = 1
 	}
 	gen := t.vgen
+	t.forced = -1
 	for s := a; s < c; {
 		if t.m[s] != L {
 			s++
@@ -682,6 +688,32 @@ func (t *searcher) coverable(a, c int32, L int64) bool {
 			}
 			if ok {
 				t.bw[x] = gen
+			}
+		}
+		if t.forced < 0 {
+			// ncov: the number of viable candidates over each section,
+			// by differences.
+			for x := r0; x <= r1; x++ {
+				t.ncov[x] = 0
+			}
+			for x := r0; x < r1; x++ {
+				if t.fw[x] != gen {
+					continue
+				}
+				for _, b := range in.byLo[in.loStart[x]:in.loStart[x+1]] {
+					if t.cmark[b] == gen && t.bw[in.hi[b]] == gen {
+						t.ncov[x]++
+						t.ncov[in.hi[b]]--
+					}
+				}
+			}
+			var k int32
+			for x := r0; x < r1; x++ {
+				k += t.ncov[x]
+				if k == 1 && L+in.g+t.D[x] > t.C {
+					t.forced = x
+					break
+				}
 			}
 		}
 	}
@@ -834,19 +866,20 @@ func (t *searcher) solveRestarts(a, c int32, L int64) bool {
 		t.strat, t.rank = saved, savedRank
 	}()
 	// A nested loop's unit run gets about two nodes per buffer left in its
-	// region (at least 100): enough to pack it when the order is right, and
-	// short enough that several orders fit in one run of the enclosing loop.
-	unit := lubyUnit
-	if t.nest > 1 {
-		left := int64(0)
-		for s := a; s < c; s++ {
-			for _, b := range t.in.coverOf(s) {
-				if t.in.lo[b] == s && !t.placed[b] {
-					left++
-				}
-			}
+	// region (at least 100, at most the root's): enough to pack it when the
+	// order is right, and short enough that several orders fit in one run
+	// of the enclosing loop. The root's is lubyUnit, or two nodes per
+	// buffer of its region if that is more: a packing takes a node per
+	// buffer, and a run that cannot reach one is wasted (5,000 buffers).
+	left := int64(0)
+	for _, b := range t.in.byLo[t.in.loStart[a]:t.in.loStart[c]] {
+		if !t.placed[b] {
+			left++
 		}
-		unit = min(unit, max(100, 2*left))
+	}
+	unit := max(lubyUnit, 2*left)
+	if t.nest > 1 {
+		unit = min(lubyUnit, max(100, 2*left))
 	}
 	for i := 1; ; i++ {
 		sg := strategies[(i-1)%len(strategies)]
@@ -904,6 +937,9 @@ func (t *searcher) solve(a, c int32, prevL int64) bool {
 			t.undo(entry)
 			t.ng[key&t.ngMask] = key
 			return false
+		}
+		if t.forced >= 0 {
+			s = t.forced
 		}
 		start := t.candidates(s, L)
 		end := len(t.cstack)
