@@ -129,6 +129,7 @@ type searcher struct {
 	// the tight sections left of it (fw) or right of it (bw) can be
 	// covered at the level; per buffer, a stamp saying it is a candidate.
 	fw, bw, cmark []uint32
+	free          []uint32 // per section: stamped if its run at the level has no tight section
 	vgen          uint32
 	ncov          []int32 // per boundary: the viable candidates' cover, by differences
 	forced        int32   // a tight section at the level with one viable candidate, or -1
@@ -154,6 +155,7 @@ func newSearcher(in *inst, C int64, ngBits int) *searcher {
 	t.bw = make([]uint32, ns+1)
 	t.cmark = make([]uint32, n)
 	t.ncov = make([]int32, ns+1)
+	t.free = make([]uint32, ns)
 	x := uint64(0x9e3779b97f4a7c15)
 	t.Z2 = make([]uint64, ns)
 	for s := range t.Z2 {
@@ -469,8 +471,13 @@ func (t *searcher) rests(b int32, L int64) bool {
 func (t *searcher) candidates(s int32, L int64) int {
 	in := t.in
 	start := len(t.cstack)
+	free := t.free[s] == t.vgen
 	for _, b := range in.coverOf(s) {
-		if t.cmark[b] != t.vgen || t.fw[in.lo[b]] != t.vgen || t.bw[in.hi[b]] != t.vgen {
+		if free {
+			if !t.isCand(b, L) {
+				continue
+			}
+		} else if t.cmark[b] != t.vgen || t.fw[in.lo[b]] != t.vgen || t.bw[in.hi[b]] != t.vgen {
 			continue
 		}
 		t.cstack = append(t.cstack, b)
@@ -634,7 +641,8 @@ func (t *searcher) pick(a, c int32) (int64, int32) {
 // reports false if some run has no such path; otherwise it stamps, for the
 // candidates call that follows, the candidates that lie on one (fw: the
 // tight sections left of its start can be covered; bw: those right of its
-// end), the only ones that can go at L. It also sets forced to the first
+// end), the only ones that can go at L (a run without a tight section is
+// stamped free: any of its candidates can). It also sets forced to the first
 // tight section that only one of those covers (-1 if none): branching
 // there first has one child (fail first). O(sections at the level and the
 // buffers that start there).
@@ -645,6 +653,7 @@ func (t *searcher) coverable(a, c int32, L int64) bool {
 		clear(t.fw)
 		clear(t.bw)
 		clear(t.cmark)
+		clear(t.free)
 		t.vgen = 1
 	}
 	gen := t.vgen
@@ -659,6 +668,17 @@ func (t *searcher) coverable(a, c int32, L int64) bool {
 			s++
 		}
 		r1 := s
+		tight := false
+		for x := r0; x < r1 && !tight; x++ {
+			tight = L+in.g+t.D[x] > t.C
+		}
+		if !tight {
+			// Nothing to cover: every candidate of the run may go at L.
+			for x := r0; x < r1; x++ {
+				t.free[x] = gen
+			}
+			continue
+		}
 		t.fw[r0] = gen
 		for x := r0; x < r1; x++ {
 			reach := t.fw[x] == gen
