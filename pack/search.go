@@ -456,14 +456,26 @@ func (t *searcher) waste(s int32, L int64) bool {
 }
 
 // rests reports whether b, at level L, would rest on a real top (or on the
-// floor 0), i.e. L is its canonical offset over the placed buffers.
+// floor 0), i.e. L is its canonical offset over the placed buffers. At its
+// own bound (L = lb) the first section whose top rounds up to L settles
+// it: b's bound is at least the rounded top of every placed buffer it
+// conflicts with, so no top rounds up above L.
 func (t *searcher) rests(b int32, L int64) bool {
 	in := t.in
+	a := in.align[b]
+	if L == t.lb[b] {
+		for s := in.lo[b]; s < in.hi[b]; s++ {
+			if roundUp(t.hr[s], a) == L {
+				return true
+			}
+		}
+		return false
+	}
 	var top int64
 	for s := in.lo[b]; s < in.hi[b]; s++ {
 		top = max(top, t.hr[s])
 	}
-	return roundUp(top, in.align[b]) == L
+	return roundUp(top, a) == L
 }
 
 // candidates pushes onto cstack the buffers that may cover section s at
