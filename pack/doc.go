@@ -223,6 +223,27 @@
 // The costliest are D (few nodes, but each is expensive: long-lived buffers
 // make every placement lift many bounds over many sections) and E.
 //
+// Perfect packings are the hard case (shared/tools/perfect_pack.py N SEED:
+// a 1 MiB x 4096 strip cut into N buffers by random guillotine cuts, so
+// that max-live is feasible with no waste in any section: every section is
+// tight at every level; perfect_test.go has a Go port of the generator).
+// At max-live, 10 s each, one core, load 5-8: N = 1,000 seeds 1 / 2 / 3 in
+// 5,037 nodes 22 ms / 1.32 million 9.5 s / 2,896 nodes 34 ms (before the
+// floor counts and the level's cover: 534,143 nodes 1.96-4.0 s /
+// unsolved / 3,828 nodes). N = 2,000 and 5,000 (seeds 1-3) and 20,000
+// (seed 1, 60 s) stay unsolved: the best peak is the greedy's, 44-58%
+// above max-live (BenchmarkPerfectPack: Go seeds, 10 s / 10 s / 60 s).
+// Nodes are cheap now (N = 5,000: 1.1 million in 10 s, was 107,000; N =
+// 2,000: 0.6-1.2 million, was 455,000; N = 20,000: 1.4 million in 60 s),
+// but the search thrashes: no run places more than 200-450 buffers before
+// failing, and what fails is not local. An energetic check of a section at
+// every bound threshold (the buffers with bound y or more fit in [y, C);
+// it subsumes the step rule between neighbouring tops) fired a few
+// hundred times in 100,000 nodes at the level and around each placement,
+// and was left out; so was a lookahead to each placement's top (the same
+// cover test at level L+size), which left the node counts measured
+// unchanged.
+//
 // # What it learned from elsewhere
 //
 // The sweep-line order over canonical packings, the per-section floor and
