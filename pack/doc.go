@@ -71,7 +71,13 @@
 // floor), every buffer lb + size <= capacity; a trail undoes every change on
 // backtracking. Offsets only ever take values in the lattice of the gcd g of
 // all sizes and alignments, which lets "strictly above L" mean "at least
-// L+g".
+// L+g". Each section also counts the buffers at its floor (lb = m): a
+// raise that takes the last of them lifts the floor by g at least, so a
+// tight section fails at once, in the middle of a placement, and only a
+// section whose floor lost its last buffer is rescanned for its new
+// floor. (A placement lifts the bound of every buffer above it; on perfect
+// packings most candidates used to fail only after all those raises and a
+// rescan of every section they touched: 15 placements per node.)
 //
 // Branching is on sections, not on buffers. At the level L the search picks
 // one section s whose floor is L (by a rule: least slack, leftmost, fewest
@@ -88,6 +94,21 @@
 // complete: it proves infeasibility when it fails without limits. For the
 // tight instances the branching degenerates into what matters: a zero-slack
 // section at the level must be covered there, by one of its few candidates.
+//
+// The level is also checked as a whole. A section at the level whose slack
+// is below g (tight) cannot be left empty: some candidate must sit at
+// exactly L over it. Buffers at L do not overlap in time, and a candidate
+// lies within its run of sections at the level (it conflicts with the
+// higher tops around the run: so at the left end of a valley every
+// candidate starts there and ends within the valley). So each run's tight
+// sections must be covered by disjoint candidates, a path over the run's
+// boundaries whose steps are candidates or single sections that are not
+// tight: one pass forward and one backward over the run find whether one
+// exists (if not, the state fails before any branching) and which
+// candidates lie on one; only those are branched on. A tight section that
+// only one of them covers is branched on first, whatever the section rule
+// (its only branch is forced). This costs the sections at the level and
+// the buffers that start there, about one placement, per node.
 //
 // Three reductions cut the tree further:
 //
@@ -124,8 +145,10 @@
 // complete and in the end refutes an infeasible region). Regions that fall
 // apart during a run get restart loops of their own, nested up to six
 // deep, whose unit run is about two nodes per buffer left in the region
-// (the root's is 4000 nodes): a hard region deep in the search is retried
-// with other orders without giving up the placements that led to it.
+// (the root's is 4000 nodes, or two per buffer when that is more: a run
+// too short to place every buffer is wasted): a hard region deep in the
+// search is retried with other orders without giving up the placements
+// that led to it.
 // Without this, instance E thrashed for 0.7-2.8 million nodes (depending on
 // the seed) inside one 35-section region that other orders pack in about a
 // hundred nodes; with it, E takes 15 000-110 000. Failed subproblems stay
@@ -199,6 +222,27 @@
 // about 0.8 s; over six seeds both average about 60 000 nodes in total.
 // The costliest are D (few nodes, but each is expensive: long-lived buffers
 // make every placement lift many bounds over many sections) and E.
+//
+// Perfect packings are the hard case (shared/tools/perfect_pack.py N SEED:
+// a 1 MiB x 4096 strip cut into N buffers by random guillotine cuts, so
+// that max-live is feasible with no waste in any section: every section is
+// tight at every level; perfect_test.go has a Go port of the generator).
+// At max-live, 10 s each, one core, load 5-8: N = 1,000 seeds 1 / 2 / 3 in
+// 5,037 nodes 22 ms / 1.32 million 9.5 s / 2,896 nodes 34 ms (before the
+// floor counts and the level's cover: 534,143 nodes 1.96-4.0 s /
+// unsolved / 3,828 nodes). N = 2,000 and 5,000 (seeds 1-3) and 20,000
+// (seed 1, 60 s) stay unsolved: the best peak is the greedy's, 44-58%
+// above max-live (BenchmarkPerfectPack: Go seeds, 10 s / 10 s / 60 s).
+// Nodes are cheap now (N = 5,000: 1.1 million in 10 s, was 107,000; N =
+// 2,000: 0.6-1.2 million, was 455,000; N = 20,000: 1.4 million in 60 s),
+// but the search thrashes: no run places more than 200-450 buffers before
+// failing, and what fails is not local. An energetic check of a section at
+// every bound threshold (the buffers with bound y or more fit in [y, C);
+// it subsumes the step rule between neighbouring tops) fired a few
+// hundred times in 100,000 nodes at the level and around each placement,
+// and was left out; so was a lookahead to each placement's top (the same
+// cover test at level L+size), which left the node counts measured
+// unchanged.
 //
 // # What it learned from elsewhere
 //

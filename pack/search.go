@@ -16,6 +16,7 @@ const (
 	tLB           // lb[i] = v
 	tPlace        // unplace buffer i
 	tWaste        // pop the wasted-section stack
+	tCnt          // cnt[i] = v
 )
 
 type trailEntry struct {
@@ -86,6 +87,7 @@ type searcher struct {
 	hr     []int64 // per section: real top of the placed buffers (h >= hr; h > hr after waste)
 	D      []int64 // per section: total size of unplaced buffers alive there
 	m      []int64 // per section: min lb of unplaced buffers alive there (inf if none)
+	cnt    []int32 // per section: how many unplaced buffers alive there have lb = m
 	lb     []int64 // per buffer: lower bound on its offset (its canonical offset if it rests now)
 	lbc    []int64 // lb of each cover-list entry (inf once placed), for fast section minima
 	placed []bool
@@ -122,6 +124,15 @@ type searcher struct {
 	ng     []uint64 // failed subproblems, by hash (lossy cache)
 	ngMask uint64
 	ngHits int64
+
+	// The level's cover (see coverable): per boundary, stamps saying that
+	// the tight sections left of it (fw) or right of it (bw) can be
+	// covered at the level; per buffer, a stamp saying it is a candidate.
+	fw, bw, cmark []uint32
+	free          []uint32 // per section: stamped if its run at the level has no tight section
+	vgen          uint32
+	ncov          []int32 // per boundary: the viable candidates' cover, by differences
+	forced        int32   // a tight section at the level with one viable candidate, or -1
 }
 
 func newSearcher(in *inst, C int64, ngBits int) *searcher {
@@ -131,6 +142,7 @@ func newSearcher(in *inst, C int64, ngBits int) *searcher {
 	t.hr = make([]int64, ns)
 	t.D = append([]int64(nil), in.demand...)
 	t.m = make([]int64, ns)
+	t.cnt = make([]int32, ns)
 	t.lb = make([]int64, n)
 	t.lbc = make([]int64, len(in.cover))
 	t.placed = make([]bool, n)
@@ -139,6 +151,11 @@ func newSearcher(in *inst, C int64, ngBits int) *searcher {
 	t.V = make([]uint64, ns)
 	t.Z = make([]uint64, n)
 	t.dmark = make([]uint32, ns)
+	t.fw = make([]uint32, ns+1)
+	t.bw = make([]uint32, ns+1)
+	t.cmark = make([]uint32, n)
+	t.ncov = make([]int32, ns+1)
+	t.free = make([]uint32, ns)
 	x := uint64(0x9e3779b97f4a7c15)
 	t.Z2 = make([]uint64, ns)
 	for s := range t.Z2 {
@@ -152,7 +169,8 @@ func newSearcher(in *inst, C int64, ngBits int) *searcher {
 		}
 	}
 	for s := 0; s < ns; s++ {
-		if in.coverStart[s] == in.coverStart[s+1] {
+		t.cnt[s] = in.coverStart[s+1] - in.coverStart[s]
+		if t.cnt[s] == 0 {
 			t.m[s] = inf
 		}
 	}
@@ -196,10 +214,13 @@ func (t *searcher) undo(mark int) {
 			t.hr[e.i] = e.v
 		case tM:
 			t.m[e.i] = e.v
+		case tCnt:
+			t.cnt[e.i] = int32(e.v)
 		case tLB:
 			t.V[in.lo[e.i]] ^= hz(t.Z[e.i], t.lb[e.i]) ^ hz(t.Z[e.i], e.v)
 			t.lb[e.i] = e.v
 			t.setLBC(e.i, e.v)
+			t.countIn(e.i, e.v)
 		case tWaste:
 			t.wst = t.wst[:len(t.wst)-1]
 		case tPlace:
@@ -207,6 +228,7 @@ func (t *searcher) undo(mark int) {
 			t.placed[b] = false
 			t.V[in.lo[b]] ^= hz(t.Z[b], t.lb[b])
 			t.setLBC(b, t.lb[b])
+			t.countIn(b, t.lb[b])
 			sz := in.size[b]
 			for s := in.lo[b]; s < in.hi[b]; s++ {
 				t.D[s] += sz
@@ -225,6 +247,38 @@ func (t *searcher) setLBC(b int32, v int64) {
 	for _, p := range in.pos[in.posStart[b]:in.posStart[b+1]] {
 		t.lbc[p] = v
 	}
+}
+
+// countIn counts b, whose bound is v again, among the buffers at the
+// floor of its sections (undoing a raise or a placement: the floors are
+// those of the state it left).
+func (t *searcher) countIn(b int32, v int64) {
+	for s := t.in.lo[b]; s < t.in.hi[b]; s++ {
+		if t.m[s] == v {
+			t.cnt[s]++
+		}
+	}
+}
+
+// countOut removes b, whose bound was v, from the buffers at the floor of
+// its sections. A section whose floor loses its last buffer is dirty (its
+// floor rises); it reports false if that leaves a section no room: its
+// floor rises by g at least (every bound is a multiple of g) and the
+// buffers left there no longer fit under the capacity.
+func (t *searcher) countOut(b int32, v int64) bool {
+	ok := true
+	for s := t.in.lo[b]; s < t.in.hi[b]; s++ {
+		if t.m[s] == v {
+			t.cnt[s]--
+			if t.cnt[s] == 0 {
+				t.markDirty(s)
+				if t.D[s] > 0 && v+t.in.g+t.D[s] > t.C {
+					ok = false
+				}
+			}
+		}
+	}
+	return ok
 }
 
 func (t *searcher) newDirty() {
@@ -254,14 +308,10 @@ func (t *searcher) raiseLB(c int32, nm int64) bool {
 	t.lb[c] = nm
 	in := t.in
 	t.V[in.lo[c]] ^= hz(t.Z[c], old) ^ hz(t.Z[c], nm)
-	p := in.pos[in.posStart[c]:in.posStart[c+1]]
-	for k, s := 0, in.lo[c]; s < in.hi[c]; k, s = k+1, s+1 {
-		t.lbc[p[k]] = nm
-		if t.m[s] == old {
-			t.markDirty(s)
-		}
+	for _, p := range in.pos[in.posStart[c]:in.posStart[c+1]] {
+		t.lbc[p] = nm
 	}
-	return nm+in.size[c] <= t.C
+	return t.countOut(c, old) && nm+in.size[c] <= t.C
 }
 
 // settle recomputes m on dirty sections and checks every one of them:
@@ -270,13 +320,29 @@ func (t *searcher) raiseLB(c int32, nm int64) bool {
 func (t *searcher) settle() bool {
 	in := t.in
 	for _, s := range t.dirty {
-		mm := int64(inf)
+		if t.cnt[s] > 0 {
+			// The floor stays (a section made dirty by waste): only
+			// the capacity needs checking.
+			if mm := t.m[s]; mm != inf && mm+t.D[s] > t.C {
+				return false
+			}
+			continue
+		}
+		mm, k := int64(inf), int32(0)
 		for _, v := range t.lbc[in.coverStart[s]:in.coverStart[s+1]] {
-			mm = min(mm, v)
+			if v < mm {
+				mm, k = v, 1
+			} else if v == mm {
+				k++
+			}
+		}
+		if mm == inf {
+			k = 0
 		}
 		if mm != t.m[s] {
 			t.trail.push(trailEntry{tM, s, t.m[s]})
-			t.m[s] = mm
+			t.trail.push(trailEntry{tCnt, s, int64(t.cnt[s])})
+			t.m[s], t.cnt[s] = mm, k
 		}
 		if mm != inf && mm+t.D[s] > t.C {
 			return false
@@ -303,13 +369,15 @@ func (t *searcher) place(b int32, L int64) bool {
 		t.trail.push(trailEntry{tHR, s, t.hr[s]})
 		t.h[s] = top
 		t.hr[s] = top
-		t.markDirty(s)
 	}
 	for k := in.lo[b]; k+1 < in.hi[b]; k++ {
 		t.cross[k]--
 		if t.cross[k] == 0 {
 			t.cut = true
 		}
+	}
+	if !t.countOut(b, t.lb[b]) {
+		return false
 	}
 	lo := in.lo[b]
 	early, late := in.confParts(b)
@@ -388,14 +456,26 @@ func (t *searcher) waste(s int32, L int64) bool {
 }
 
 // rests reports whether b, at level L, would rest on a real top (or on the
-// floor 0), i.e. L is its canonical offset over the placed buffers.
+// floor 0), i.e. L is its canonical offset over the placed buffers. At its
+// own bound (L = lb) the first section whose top rounds up to L settles
+// it: b's bound is at least the rounded top of every placed buffer it
+// conflicts with, so no top rounds up above L.
 func (t *searcher) rests(b int32, L int64) bool {
 	in := t.in
+	a := in.align[b]
+	if L == t.lb[b] {
+		for s := in.lo[b]; s < in.hi[b]; s++ {
+			if roundUp(t.hr[s], a) == L {
+				return true
+			}
+		}
+		return false
+	}
 	var top int64
 	for s := in.lo[b]; s < in.hi[b]; s++ {
 		top = max(top, t.hr[s])
 	}
-	return roundUp(top, in.align[b]) == L
+	return roundUp(top, a) == L
 }
 
 // candidates pushes onto cstack the buffers that may cover section s at
@@ -403,8 +483,13 @@ func (t *searcher) rests(b int32, L int64) bool {
 func (t *searcher) candidates(s int32, L int64) int {
 	in := t.in
 	start := len(t.cstack)
+	free := t.free[s] == t.vgen
 	for _, b := range in.coverOf(s) {
-		if !t.isCand(b, L) {
+		if free {
+			if !t.isCand(b, L) {
+				continue
+			}
+		} else if t.cmark[b] != t.vgen || t.fw[in.lo[b]] != t.vgen || t.bw[in.hi[b]] != t.vgen {
 			continue
 		}
 		t.cstack = append(t.cstack, b)
@@ -557,6 +642,116 @@ func (t *searcher) pick(a, c int32) (int64, int32) {
 	return L, best
 }
 
+// coverable checks the level L of region [a, c) as a whole. A section at
+// the level whose slack is below g (tight) cannot be left empty there: some
+// buffer must sit at exactly L over it. Buffers placed at L do not overlap
+// in time, and only the candidates at L (bound L, resting at L) can go
+// there, each within the run of sections at the level that holds it (the
+// sections around the run are higher). So every run's tight sections must
+// be covered by disjoint candidates: a path over the run's boundaries whose
+// steps are candidates, or single sections that are not tight. coverable
+// reports false if some run has no such path; otherwise it stamps, for the
+// candidates call that follows, the candidates that lie on one (fw: the
+// tight sections left of its start can be covered; bw: those right of its
+// end), the only ones that can go at L (a run without a tight section is
+// stamped free: any of its candidates can). It also sets forced to the first
+// tight section that only one of those covers (-1 if none): branching
+// there first has one child (fail first). O(sections at the level and the
+// buffers that start there).
+func (t *searcher) coverable(a, c int32, L int64) bool {
+	in := t.in
+	t.vgen++
+	if t.vgen == 0 {
+		clear(t.fw)
+		clear(t.bw)
+		clear(t.cmark)
+		clear(t.free)
+		t.vgen = 1
+	}
+	gen := t.vgen
+	t.forced = -1
+	for s := a; s < c; {
+		if t.m[s] != L {
+			s++
+			continue
+		}
+		r0 := s
+		for s < c && t.m[s] == L {
+			s++
+		}
+		r1 := s
+		tight := false
+		for x := r0; x < r1 && !tight; x++ {
+			tight = L+in.g+t.D[x] > t.C
+		}
+		if !tight {
+			// Nothing to cover: every candidate of the run may go at L.
+			for x := r0; x < r1; x++ {
+				t.free[x] = gen
+			}
+			continue
+		}
+		t.fw[r0] = gen
+		for x := r0; x < r1; x++ {
+			reach := t.fw[x] == gen
+			for _, b := range in.byLo[in.loStart[x]:in.loStart[x+1]] {
+				if t.isCand(b, L) {
+					t.cmark[b] = gen
+					if reach {
+						t.fw[in.hi[b]] = gen
+					}
+				}
+			}
+			if reach && L+in.g+t.D[x] <= t.C {
+				t.fw[x+1] = gen
+			}
+		}
+		if t.fw[r1] != gen {
+			return false
+		}
+		t.bw[r1] = gen
+		for x := r1 - 1; x >= r0; x-- {
+			ok := t.bw[x+1] == gen && L+in.g+t.D[x] <= t.C
+			for _, b := range in.byLo[in.loStart[x]:in.loStart[x+1]] {
+				if ok {
+					break
+				}
+				ok = t.cmark[b] == gen && t.bw[in.hi[b]] == gen
+			}
+			if ok {
+				t.bw[x] = gen
+			}
+		}
+		if t.forced < 0 {
+			// ncov: the number of viable candidates over each section,
+			// by differences.
+			for x := r0; x <= r1; x++ {
+				t.ncov[x] = 0
+			}
+			for x := r0; x < r1; x++ {
+				if t.fw[x] != gen {
+					continue
+				}
+				for _, b := range in.byLo[in.loStart[x]:in.loStart[x+1]] {
+					if t.cmark[b] == gen && t.bw[in.hi[b]] == gen {
+						t.ncov[x]++
+						t.ncov[in.hi[b]]--
+					}
+				}
+			}
+			var k int32
+			for x := r0; x < r1; x++ {
+				k += t.ncov[x]
+				if k == 1 && L+in.g+t.D[x] > t.C {
+					t.forced = x
+					break
+				}
+			}
+		}
+	}
+	return true
+}
+
 func (t *searcher) isCand(b int32, L int64) bool {
 	if t.placed[b] || t.lb[b] != L {
 		return false
@@ -703,19 +898,20 @@ func (t *searcher) solveRestarts(a, c int32, L int64) bool {
 		t.strat, t.rank = saved, savedRank
 	}()
 	// A nested loop's unit run gets about two nodes per buffer left in its
-	// region (at least 100): enough to pack it when the order is right, and
-	// short enough that several orders fit in one run of the enclosing loop.
-	unit := lubyUnit
-	if t.nest > 1 {
-		left := int64(0)
-		for s := a; s < c; s++ {
-			for _, b := range t.in.coverOf(s) {
-				if t.in.lo[b] == s && !t.placed[b] {
-					left++
-				}
-			}
+	// region (at least 100, at most the root's): enough to pack it when the
+	// order is right, and short enough that several orders fit in one run
+	// of the enclosing loop. The root's is lubyUnit, or two nodes per
+	// buffer of its region if that is more: a packing takes a node per
+	// buffer, and a run that cannot reach one is wasted (5,000 buffers).
+	left := int64(0)
+	for _, b := range t.in.byLo[t.in.loStart[a]:t.in.loStart[c]] {
+		if !t.placed[b] {
+			left++
 		}
-		unit = min(unit, max(100, 2*left))
+	}
+	unit := max(lubyUnit, 2*left)
+	if t.nest > 1 {
+		unit = min(lubyUnit, max(100, 2*left))
 	}
 	for i := 1; ; i++ {
 		sg := strategies[(i-1)%len(strategies)]
@@ -768,6 +964,14 @@ func (t *searcher) solve(a, c int32, prevL int64) bool {
 				return false
 			}
 			prevL = L
+		}
+		if !t.coverable(a, c, L) {
+			t.undo(entry)
+			t.ng[key&t.ngMask] = key
+			return false
+		}
+		if t.forced >= 0 {
+			s = t.forced
 		}
 		start := t.candidates(s, L)
 		end := len(t.cstack)
