@@ -27,10 +27,18 @@ const (
 // the placed buffers (greedyScan), from there on it reads an occupancy
 // tree (greedyTree): the same offsets either way.
 func greedyPack(in *inst, order []int32, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
+	return greedyPackUnder(in, order, bestFit, inf, stop)
+}
+
+// greedyPackUnder is greedyPack that gives up as soon as the peak exceeds
+// worst: it then returns nil offsets, ok true and the peak so far (above
+// worst). The portfolio gives up a pass whose peak can no longer be the
+// one it keeps; the passes it finishes give greedyPack's offsets.
+func greedyPackUnder(in *inst, order []int32, bestFit bool, worst int64, stop func() bool) (offs []int64, peak int64, ok bool) {
 	if in.n < scanBelow {
-		return greedyScan(in, order, bestFit, stop)
+		return greedyScanUnder(in, order, bestFit, worst, stop)
 	}
-	return greedyTree(in, order, bestFit, stop)
+	return greedyTreeUnder(in, order, bestFit, worst, stop)
 }
 
 // scanBelow is the number of buffers from which the greedy passes and
@@ -44,6 +52,11 @@ const scanBelow = 1024
 // buffers, so a pass costs O(n log ns) insertions plus the runs each query
 // reads, which stay few where the conflicts are many.
 func greedyTree(in *inst, order []int32, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
+	return greedyTreeUnder(in, order, bestFit, inf, stop)
+}
+
+// greedyTreeUnder is greedyTree giving up above worst (see greedyPackUnder).
+func greedyTreeUnder(in *inst, order []int32, bestFit bool, worst int64, stop func() bool) (offs []int64, peak int64, ok bool) {
 	offs = make([]int64, in.n)
 	// One tree per instance, emptied for each pass: its lists keep their
 	// memory (on small instances, allocating them was most of a pass).
@@ -62,7 +75,9 @@ func greedyTree(in *inst, order []int32, bestFit bool, stop func() bool) (offs [
 		at := occ.place(lo, hi, size, in.align[b], bestFit)
 		occ.add(lo, hi, at, at+size)
 		offs[b] = at
-		peak = max(peak, at+size)
+		if peak = max(peak, at+size); peak > worst {
+			return nil, peak, true
+		}
 	}
 	return offs, peak, true
 }
@@ -72,6 +87,11 @@ func greedyTree(in *inst, order []int32, bestFit bool, stop func() bool) (offs [
 // same offsets as greedyTree (tested), twice as fast on a few hundred
 // buffers, but O(n²) or O(E log E) a pass.
 func greedyScan(in *inst, order []int32, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
+	return greedyScanUnder(in, order, bestFit, inf, stop)
+}
+
+// greedyScanUnder is greedyScan giving up above worst (see greedyPackUnder).
+func greedyScanUnder(in *inst, order []int32, bestFit bool, worst int64, stop func() bool) (offs []int64, peak int64, ok bool) {
 	if !in.ensureCover(stop) { // the sparse scan reads conflicts off them
 		return nil, 0, false
 	}
@@ -140,7 +160,9 @@ func greedyScan(in *inst, order []int32, bestFit bool, stop func() bool) (offs [
 			i, _ := slices.BinarySearchFunc(byOff, best, func(c int32, o int64) int { return cmp.Compare(offs[c], o) })
 			byOff = slices.Insert(byOff, i, b)
 		}
-		peak = max(peak, best+size)
+		if peak = max(peak, best+size); peak > worst {
+			return nil, peak, true
+		}
 	}
 	return offs, peak, true
 }
@@ -157,6 +179,12 @@ func greedyScan(in *inst, order []int32, bestFit bool, stop func() bool) (offs [
 // deadline comes. stop is asked every 256 buffers; when it says so, the
 // buffers left are stacked above the peak (a valid packing, ok false).
 func startOrderPack(p *Problem, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
+	return startOrderPackUnder(p, bestFit, inf, stop)
+}
+
+// startOrderPackUnder is startOrderPack giving up above worst (see
+// greedyPackUnder): the stacked packing when stop cuts it comes first.
+func startOrderPackUnder(p *Problem, bestFit bool, worst int64, stop func() bool) (offs []int64, peak int64, ok bool) {
 	n := len(p.Buffers)
 	order := make([]int32, n)
 	for i := range order {
@@ -213,7 +241,9 @@ func startOrderPack(p *Problem, bestFit bool, stop func() bool) (offs []int64, p
 		i, _ := slices.BinarySearchFunc(alive, best, func(c int32, o int64) int { return cmp.Compare(offs[c], o) })
 		alive = slices.Insert(alive, i, b)
 		ends.push(b)
-		peak = max(peak, best+size)
+		if peak = max(peak, best+size); peak > worst {
+			return nil, peak, true
+		}
 	}
 	return offs, peak, true
 }
@@ -313,6 +343,13 @@ func greedyOrdering(in *inst, o greedyOrder) []int32 {
 // offsets, the peak, the number of packings it made, and cut true if stop
 // (asked between and during the passes) ended it early, in which case the
 // best is among the passes it finished.
+//
+// A pass is given up as soon as its peak (which only grows as it places
+// buffers) shows that it cannot be the one kept: above stopAt (else it
+// could end the portfolio) and above the first packing's peak or at least
+// the best one's. The packing kept is the same as with every pass
+// finished, at a fraction of the cost: on idealloc's Y_1 most passes
+// after the first few are given up early.
 func greedyPortfolio(in *inst, p *Problem, first []int64, firstPeak, stopAt int64, stop func() bool) (best []int64, bestPeak int64, tried int, cut bool) {
 	bestPeak = -1
 	for o := greedyOrder(0); o < numGreedyOrders; o++ {
@@ -324,6 +361,11 @@ func greedyPortfolio(in *inst, p *Problem, first []int64, firstPeak, stopAt int6
 			order = greedyOrdering(in, o)
 		}
 		for _, bf := range []bool{true, false} {
+			worst := firstPeak
+			if bestPeak >= 0 {
+				worst = min(worst, bestPeak-1)
+			}
+			worst = max(worst, stopAt)
 			var offs []int64
 			var peak int64
 			ok := true
@@ -331,14 +373,17 @@ func greedyPortfolio(in *inst, p *Problem, first []int64, firstPeak, stopAt int6
 			case o == byStart && bf:
 				offs, peak = first, firstPeak
 			case o == byStart:
-				offs, peak, ok = startOrderPack(p, false, stop)
+				offs, peak, ok = startOrderPackUnder(p, false, worst, stop)
 				tried++
 			default:
-				offs, peak, ok = greedyPack(in, order, bf, stop)
+				offs, peak, ok = greedyPackUnder(in, order, bf, worst, stop)
 				tried++
 			}
 			if !ok {
 				return best, bestPeak, tried, true
+			}
+			if offs == nil {
+				continue // given up: it could not be kept
 			}
 			if bestPeak < 0 || peak < bestPeak {
 				best, bestPeak = offs, peak
