@@ -1,7 +1,6 @@
 package pack
 
 import (
-	"cmp"
 	"slices"
 )
 
@@ -122,8 +121,16 @@ func (o *occupancy) pathOf(v int32) []run {
 // every run it overlaps or touches.
 func insertRun(rs []run, s, e int64) []run {
 	// i: the first run that ends at or after s (it may merge with [s, e)).
-	i, _ := slices.BinarySearchFunc(rs, s, func(r run, x int64) int { return cmp.Compare(r.e, x) })
-	j := i
+	i, j := 0, len(rs)
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if rs[m].e < s {
+			i = m + 1
+		} else {
+			j = m
+		}
+	}
+	j = i
 	for j < len(rs) && rs[j].s <= e {
 		s, e = min(s, rs[j].s), max(e, rs[j].e)
 		j++
