@@ -365,8 +365,31 @@ func greedyOrdering(in *inst, o greedyOrder) []int32 {
 	return idx
 }
 
-// greedyPortfolio runs every ordering with best fit and first fit and keeps
-// the lowest peak (the first one found on ties). It stops early once a
+// portfolioOrders is the order in which the portfolio tries the greedy
+// orders on n buffers: the busiest-section order first from scanBelow
+// buffers on, else as numbered. On idealloc's Y_1 and its prefixes of
+// 16,000 and 32,000 rows, only byTotal (best fit) and sometimes byLength
+// reach max-live, after two or three passes that cost as much and miss
+// it: tried first, it ends Minimize's portfolio at once (on the compiler
+// traces and SOMAS copies no order reaches max-live and every pass runs
+// whatever the order). Below scanBelow the order stays as numbered, which
+// keeps the small instances' packings (the challenging set's among them)
+// as they were.
+func portfolioOrders(n int) []greedyOrder {
+	orders := make([]greedyOrder, 0, numGreedyOrders)
+	if n >= scanBelow {
+		orders = append(orders, byTotal)
+	}
+	for o := greedyOrder(0); o < numGreedyOrders; o++ {
+		if o != byTotal || n < scanBelow {
+			orders = append(orders, o)
+		}
+	}
+	return orders
+}
+
+// greedyPortfolio runs every ordering (in portfolioOrders) with best fit
+// and first fit and keeps the lowest peak (the first one found on ties). It stops early once a
 // packing reaches stopAt. The start-order best-fit packing is given (first:
 // Solve made it already); the other start-order one is made by
 // startOrderPack, which gives greedyPack's offsets faster. It returns the
@@ -382,7 +405,7 @@ func greedyOrdering(in *inst, o greedyOrder) []int32 {
 // after the first few are given up early.
 func greedyPortfolio(in *inst, p *Problem, first []int64, firstPeak, stopAt int64, stop func() bool) (best []int64, bestPeak int64, tried int, cut bool) {
 	bestPeak = -1
-	for o := greedyOrder(0); o < numGreedyOrders; o++ {
+	for _, o := range portfolioOrders(in.n) {
 		if stop() {
 			return best, bestPeak, tried, true
 		}

@@ -2,17 +2,19 @@ package pack
 
 import (
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// portfolioAll is greedyPortfolio as it was before passes were given up:
+// portfolioAll is greedyPortfolio as it was before passes were given up
+// (in the same order):
 // every pass finished, the lowest peak kept (the first on ties), the
 // portfolio ended by the first packing at or below stopAt.
 func portfolioAll(in *inst, p *Problem, stopAt int64) (best []int64, bestPeak int64) {
 	bestPeak = -1
-	for o := greedyOrder(0); o < numGreedyOrders; o++ {
+	for _, o := range portfolioOrders(in.n) {
 		order := greedyOrdering(in, o)
 		for _, bf := range []bool{true, false} {
 			offs, peak, ok := greedyPack(in, order, bf, never)
@@ -49,6 +51,10 @@ func TestPortfolioGivesUpHarmlessly(t *testing.T) {
 		probs = append(probs, loadCSV(t, f))
 	}
 	probs = append(probs, compilerTrace(4, 3000))
+	// Where the busiest-section order, tried first, reaches max-live.
+	if _, err := os.Stat(idealloc() + "/Y_1.csv"); err == nil {
+		probs = append(probs, &Problem{Buffers: loadCSV(t, idealloc()+"/Y_1.csv").Buffers[:16000]})
+	}
 	gaveUp := 0
 	for i, p := range probs {
 		in := newInst(p, never)
@@ -68,4 +74,22 @@ func TestPortfolioGivesUpHarmlessly(t *testing.T) {
 		}
 	}
 	require.Greater(t, gaveUp, len(probs)/4)
+}
+
+// TestPortfolioOrders: every order once; byTotal first from scanBelow on.
+func TestPortfolioOrders(t *testing.T) {
+	for _, n := range []int{1, scanBelow - 1, scanBelow, 100000} {
+		orders := portfolioOrders(n)
+		require.Len(t, orders, int(numGreedyOrders))
+		seen := map[greedyOrder]bool{}
+		for _, o := range orders {
+			seen[o] = true
+		}
+		require.Len(t, seen, int(numGreedyOrders))
+		if n >= scanBelow {
+			require.Equal(t, byTotal, orders[0])
+		} else {
+			require.Equal(t, bySize, orders[0])
+		}
+	}
 }
