@@ -44,6 +44,7 @@ type occupancy struct {
 	lists      [][]run // a query's lists
 	pending    []int32 // a query's cached nodes whose paths it reads
 	runs       []run   // a query's runs: the union merged so far
+	heads      []head  // firstHole's heap of the lists' heads
 	spare      []run   // the other buffer of union
 }
 
@@ -204,6 +205,9 @@ func (o *occupancy) place(lo, hi int32, size, al int64, bestFit bool) int64 {
 		}
 	}
 	o.pending = o.pending[:0]
+	if !bestFit {
+		return o.firstHole(size, al)
+	}
 	// Shortest lists first, so that the union merged so far stays short
 	// until the long lists come (insertion sort: the lists are few).
 	ls := o.lists
@@ -236,6 +240,72 @@ func (o *occupancy) place(lo, hi int32, size, al int64, bestFit bool) int64 {
 		best = roundUp(cur, al)
 	}
 	return best
+}
+
+// firstHole returns the lowest aligned offset of the lowest hole of the
+// union of the query's lists that holds a buffer of the given size and
+// alignment (above them all if none does). It reads the lists' runs in
+// order of start, the next one from a heap of the lists' heads, only as
+// far as that hole: the runs read in order give the union's holes where a
+// run starts above the highest end read so far. First fit usually finds
+// its hole among the first few runs of a union of a hundred or more.
+func (o *occupancy) firstHole(size, al int64) int64 {
+	h := o.heads[:0]
+	for k, l := range o.lists {
+		if len(l) > 0 {
+			h = append(h, head{l[0].s, int32(k), 0})
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
+	var cur int64
+	for len(h) > 0 {
+		x := &h[0]
+		l := o.lists[x.list]
+		r := l[x.at]
+		if r.s > cur {
+			if at := roundUp(cur, al); at+size <= r.s {
+				o.heads = h
+				return at
+			}
+		}
+		cur = max(cur, r.e)
+		if x.at++; int(x.at) < len(l) {
+			x.s = l[x.at].s
+		} else {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		siftDown(h, 0)
+	}
+	o.heads = h
+	return roundUp(cur, al)
+}
+
+// head is where firstHole is in one of the query's lists: at the run at
+// of list, which starts at s.
+type head struct {
+	s        int64
+	list, at int32
+}
+
+// siftDown restores the heap order (least s on top) of h below i.
+func siftDown(h []head, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1].s < h[c].s {
+			c++
+		}
+		if h[i].s <= h[c].s {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
 
 // gather adds to the query's lists node u's sub list and its ancestors'
