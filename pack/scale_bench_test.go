@@ -29,9 +29,11 @@ func idealloc() string {
 // RSS during the run (peak-MB: VmHWM, reset before it; Linux only) and the
 // peak above max-live (gap-%); a last sub-benchmark "fit" reports the
 // exponents k of time ~ n^k and peak RSS ~ n^k fitted by least squares
-// over the sizes (time-exp, rss-exp). Run one at a time:
+// over the sizes (time-exp, rss-exp), from each size's fastest run and
+// largest peak RSS: with -benchtime 3x a load spike in one run does not
+// bend the fit. Run one at a time:
 //
-//	go test ./pack -run '^$' -bench PackScaling -benchtime 1x
+//	go test ./pack -run '^$' -bench PackScaling -benchtime 3x
 func BenchmarkPackScaling(b *testing.B) {
 	sizes := []int{1000, 2000, 4000, 8000, 16000, 32000, 64000}
 	type input struct {
@@ -56,6 +58,10 @@ func BenchmarkPackScaling(b *testing.B) {
 				n = in.max
 			}
 			p := in.make(n)
+			ns = append(ns, float64(n))
+			secs = append(secs, math.Inf(1))
+			rss = append(rss, 0)
+			k := len(ns) - 1
 			b.Run(fmt.Sprintf("%s/%d", in.name, n), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					debug.FreeOSMemory()
@@ -75,11 +81,7 @@ func BenchmarkPackScaling(b *testing.B) {
 					b.ReportMetric(d.Seconds(), "s/run")
 					b.ReportMetric(mb, "peak-MB")
 					b.ReportMetric(100*float64(sol.Peak-lb)/float64(lb), "gap-%")
-					if i == 0 {
-						ns = append(ns, float64(n))
-						secs = append(secs, d.Seconds())
-						rss = append(rss, mb)
-					}
+					secs[k], rss[k] = min(secs[k], d.Seconds()), max(rss[k], mb)
 				}
 			})
 		}
