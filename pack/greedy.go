@@ -183,7 +183,8 @@ func startOrderPack(p *Problem, bestFit bool, stop func() bool) (offs []int64, p
 }
 
 // startOrderPackUnder is startOrderPack giving up above worst (see
-// greedyPackUnder): the stacked packing when stop cuts it comes first.
+// greedyPackUnder); when stop cuts it first, it returns the stacked
+// packing as startOrderPack does.
 func startOrderPackUnder(p *Problem, bestFit bool, worst int64, stop func() bool) (offs []int64, peak int64, ok bool) {
 	n := len(p.Buffers)
 	order := make([]int32, n)

@@ -55,7 +55,8 @@ type Options struct {
 	// idealloc's Y_1) and its per-section and per-buffer state, which
 	// Solve estimates before allocating any (Stats.SearchBytes). Above the
 	// limit the branch and bound does not run: Solve returns the best
-	// greedy packing, with Stats.OverMemory set. Zero: DefaultMemoryLimit.
+	// greedy packing, with Stats.OverMemory set. Zero: DefaultMemoryLimit;
+	// negative: an error.
 	MemoryLimit int64
 	// Seed is for randomized parts. The solver is deterministic: the same
 	// problem, options and seed give the same offsets.
