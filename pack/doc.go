@@ -32,9 +32,9 @@
 // Minimize: if it reaches max-live, which proves it optimal). Twelve
 // passes over a few hundred buffers take a few milliseconds. From 1,024
 // buffers on the busiest-section order goes first: on idealloc's Y_1 and
-// its prefixes it is the order that reaches max-live, after two or three
-// passes that miss it (on compiler traces and SOMAS copies no order does,
-// and every pass runs whatever the order). A pass is given up as soon as
+// its prefixes it reaches max-live, where the orders before it miss it
+// (on the larger compiler traces and on SOMAS copies no order does, and
+// every pass runs whatever the order). A pass is given up as soon as
 // its peak, which only grows as it places buffers, shows that it cannot be
 // the packing kept (above the stop, and above the first pass's peak or not
 // below the best one's): the packing kept is the same as with every pass

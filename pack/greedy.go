@@ -369,11 +369,13 @@ func greedyOrdering(in *inst, o greedyOrder) []int32 {
 // portfolioOrders is the order in which the portfolio tries the greedy
 // orders on n buffers: the busiest-section order first from scanBelow
 // buffers on, else as numbered. On idealloc's Y_1 and its prefixes of
-// 16,000 and 32,000 rows, only byTotal (best fit) and sometimes byLength
-// reach max-live, after two or three passes that cost as much and miss
-// it: tried first, it ends Minimize's portfolio at once (on the compiler
-// traces and SOMAS copies no order reaches max-live and every pass runs
-// whatever the order). Below scanBelow the order stays as numbered, which
+// 16,000 and 32,000 rows byTotal with best fit reaches max-live, where
+// the orders numbered before it miss it (all but byLength on 16,000 rows):
+// tried first, it ends Minimize's portfolio at once, where four to six
+// passes that cost as much ran before it (on the generated compiler
+// traces from 4,000 buffers on and on SOMAS copies no order reaches
+// max-live, and every pass runs whatever the order). Below scanBelow the
+// order stays as numbered, which
 // keeps the small instances' packings (the challenging set's among them)
 // as they were.
 func portfolioOrders(n int) []greedyOrder {
