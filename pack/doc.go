@@ -33,10 +33,10 @@
 // passes over a few hundred buffers take a few milliseconds. From 1,024
 // buffers on the busiest-section order goes first: on idealloc's Y_1 and
 // its prefixes of 16,000 and 32,000 rows it reaches max-live at once,
-// where the numbered order ran four to six passes first (on the larger compiler traces and on SOMAS copies no order does, and
-// every pass runs whatever the order). A pass is given up as soon as
-// its peak, which only grows as it places buffers, shows that it cannot be
-// the packing kept (above the stop, and above the first pass's peak or not
+// where the numbered order ran four to six passes first (on the larger
+// compiler traces and on SOMAS copies no order does, and every pass runs
+// whatever the order). A pass is given up as soon as its peak, which only
+// grows as it places buffers, shows that it cannot be the packing kept (above the stop, and above the first pass's peak or not
 // below the best one's): the packing kept is the same as with every pass
 // finished (tested).
 //
