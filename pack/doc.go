@@ -221,30 +221,31 @@
 //
 // BenchmarkPackScaling fits time ~ n^k over 1k to 64k buffers (Solve with
 // Minimize and a node limit of 2000, one core). Measured with the machine
-// loaded (7-8 on its 2 cores; -benchtime 3x, the fastest run of each size),
-// two runs each: on Y_1's prefixes n^1.48-1.66, the whole of it in
-// 0.58-0.64 s (before the start-order pass kept runs, passes were given up
-// and the busiest-section order went first: n^1.84-1.88, 3.4-3.7 s); on the
-// generated traces n^1.64-1.83, 64k buffers in 6.5-9.6 s (before:
-// n^1.55-1.60, 10.1-11.1 s). The traces' exponent rose because their small
-// sizes got faster (on 2,000 buffers the busiest-section order, now first,
-// reaches max-live at once) while at 64k the branch and bound, which the
-// greedy changes do not touch, takes more than half the time. Target n^1.3:
-// not met. What grows faster than n is not the tree but the answer it
-// gives: a greedy query's union of conflicting buffers has the holes of
-// those buffers, and where the buffers alive at once grow with n (they do
-// in Y_1's prefixes and in the generated traces, whose long-lived tenth
-// lives up to n/8), so do the holes: the runs a best-fit query reads grow
-// from 19 to 183-210 between 16k rows of Y_1 and all of it, and from 90 to
-// 265-319 on traces from 16k to 62k buffers, and their union keeps 84-187
-// runs, whose holes are nearly all large enough for the buffer: cutting the
-// hole [0, inf) by each list in turn, dropping the holes too small and
-// skipping the runs under covered ranges, read 80% as many runs and was no
-// faster. First fit reads the lists' runs in order only up to the lowest
-// hole that holds the buffer (on average the 2nd to 30th run). On the
-// traces the branch and bound's cover lists hold about n²/160 entries (n/80
-// buffers alive per section), and its nodes cost as much as the buffers
-// alive where they place.
+// loaded (4.5-8 on its 2 cores; -benchtime 3x, the fastest run of each
+// size), three runs each, interleaved with the code before the start-order
+// pass kept runs, passes were given up and the busiest-section order went
+// first: on Y_1's prefixes n^1.41-1.66, the whole of it in 0.26-0.64 s
+// (before: n^1.73-1.88, 3.0-3.7 s); on the generated traces n^1.64-1.83,
+// 64k buffers in 6.0-9.6 s (before: n^1.50-1.60, 5.6-11.1 s: no clear
+// change). The traces' exponent rose because their small sizes got faster
+// (on 2,000 buffers the busiest-section order, now first, reaches max-live
+// at once) while at 64k the branch and bound, which the greedy changes do
+// not touch, takes more than half the time. Target n^1.3: not met. What
+// grows faster than n is not the tree but the answer it gives: a greedy
+// query's union of conflicting buffers has the holes of those buffers, and
+// where the buffers alive at once grow with n (they do in Y_1's prefixes
+// and in the generated traces, whose long-lived tenth lives up to n/8), so
+// do the holes: the runs a best-fit query reads grow from 19 to 183-210
+// between 16k rows of Y_1 and all of it, and from 90 to 265-319 on traces
+// from 16k to 62k buffers, and their union keeps 84-187 runs, whose holes
+// are nearly all large enough for the buffer: cutting the hole [0, inf) by
+// each list in turn, dropping the holes too small and skipping the runs
+// under covered ranges, read 80% as many runs and was no faster. First fit
+// reads the lists' runs in order only up to the lowest hole that holds the
+// buffer (on average the 2nd to 30th run). On the traces the branch and
+// bound's cover lists hold about n²/160 entries (n/80 buffers alive per
+// section), and its nodes cost as much as the buffers alive where they
+// place.
 //
 // # Measured
 //
