@@ -3,7 +3,6 @@ package pack
 import (
 	"cmp"
 	"slices"
-	"sort"
 )
 
 // greedyOrder names one ordering of the greedy portfolio.
@@ -353,15 +352,18 @@ func greedyOrdering(in *inst, o greedyOrder) []int32 {
 		}
 		key[i] = k
 	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		ka, kb := key[idx[a]], key[idx[b]]
-		if ka[0] != kb[0] {
-			return ka[0] > kb[0]
+	// The keys and then the index order the buffers totally, so any sort
+	// gives the same order (pdqsort: several times faster than a stable
+	// sort, which was 7% of a trace's greedy phase).
+	slices.SortFunc(idx, func(a, b int32) int {
+		ka, kb := key[a], key[b]
+		if c := cmp.Compare(kb[0], ka[0]); c != 0 {
+			return c
 		}
-		if ka[1] != kb[1] {
-			return ka[1] > kb[1]
+		if c := cmp.Compare(kb[1], ka[1]); c != 0 {
+			return c
 		}
-		return idx[a] < idx[b]
+		return cmp.Compare(a, b)
 	})
 	return idx
 }

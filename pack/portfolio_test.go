@@ -3,6 +3,7 @@ package pack
 import (
 	"math/rand/v2"
 	"os"
+	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -90,6 +91,50 @@ func TestPortfolioOrders(t *testing.T) {
 			require.Equal(t, byTotal, orders[0])
 		} else {
 			require.Equal(t, bySize, orders[0])
+		}
+	}
+}
+
+// TestGreedyOrderingIsTheStableOne: greedyOrdering (an unstable sort, its
+// keys ending in the index) gives the order of the stable sort it replaced,
+// on problems with many equal keys.
+func TestGreedyOrderingIsTheStableOne(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for iter := 0; iter < 100; iter++ {
+		p := randomProblem(r, 1+r.IntN(200), iter%2 == 1)
+		if iter%4 == 0 {
+			p = compilerTrace(uint64(iter), 2000)
+		}
+		in := newInst(p, never)
+		for o := greedyOrder(0); o < numGreedyOrders; o++ {
+			got := greedyOrdering(in, o)
+			want := greedyOrdering(in, o)
+			key := func(i int32) [2]int64 {
+				switch o {
+				case bySize:
+					return [2]int64{in.size[i], in.length[i]}
+				case byArea:
+					return [2]int64{in.size[i] * in.length[i], in.size[i]}
+				case byLength:
+					return [2]int64{in.length[i], in.size[i]}
+				case byTotal:
+					return [2]int64{in.total[i], in.size[i]}
+				case byStart:
+					return [2]int64{-int64(in.lo[i]), in.size[i]}
+				}
+				return [2]int64{int64(in.deg[i]), in.size[i]}
+			}
+			for i := range want {
+				want[i] = int32(i)
+			}
+			sort.SliceStable(want, func(a, b int) bool {
+				ka, kb := key(want[a]), key(want[b])
+				if ka[0] != kb[0] {
+					return ka[0] > kb[0]
+				}
+				return ka[1] > kb[1]
+			})
+			require.Equal(t, want, got, "iter %d order %d", iter, o)
 		}
 	}
 }
