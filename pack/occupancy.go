@@ -45,6 +45,8 @@ type occupancy struct {
 	pending    []int32 // a query's cached nodes whose paths it reads
 	runs       []run   // a query's runs: the union merged so far
 	heads      []head  // firstHole's heap of the lists' heads
+	heapRuns   int     // runs firstHole reads from the heap (heapRuns)
+	tails      [][]run // firstHoleRest's lists
 	spare      []run   // the other buffer of union
 }
 
@@ -70,6 +72,7 @@ func newOccupancy(ns int) *occupancy {
 		sub:        make([][]run, 2*leaves),
 		mark:       make([]uint32, 2*leaves),
 		cacheDepth: cd,
+		heapRuns:   heapRuns,
 		clock:      1,
 		path:       make([][]run, 1<<cd),
 		pathAt:     make([]uint64, 1<<cd),
@@ -260,7 +263,11 @@ func (o *occupancy) firstHole(size, al int64) int64 {
 		siftDown(h, i)
 	}
 	var cur int64
-	for len(h) > 0 {
+	for read := 0; len(h) > 0; read++ {
+		if read == o.heapRuns {
+			o.heads = h
+			return o.firstHoleRest(h, cur, size, al)
+		}
 		x := &h[0]
 		l := o.lists[x.list]
 		r := l[x.at]
@@ -280,6 +287,43 @@ func (o *occupancy) firstHole(size, al int64) int64 {
 		siftDown(h, 0)
 	}
 	o.heads = h
+	return roundUp(cur, al)
+}
+
+// heapRuns is how many runs firstHole reads from its heap before it
+// merges the rest of the lists as best fit does (occupancy.heapRuns; tests
+// set less): a heap costs a few comparisons a run, a merge less where one
+// list holds most runs, and when the hole is far up (long-lived buffers
+// alive by thousands, where first fit read most of the runs) the heap
+// alone was slower than the merge.
+const heapRuns = 32
+
+// firstHoleRest is firstHole past its first heapRuns runs: it merges what
+// is left of the lists (from the heads in h on: every run left starts at
+// or above the runs read) and goes on from cur, the highest end read.
+func (o *occupancy) firstHoleRest(h []head, cur, size, al int64) int64 {
+	tails := o.tails[:0]
+	for _, x := range h {
+		tails = append(tails, o.lists[x.list][x.at:])
+	}
+	for i := 1; i < len(tails); i++ {
+		for j := i; j > 0 && len(tails[j]) < len(tails[j-1]); j-- {
+			tails[j], tails[j-1] = tails[j-1], tails[j]
+		}
+	}
+	o.runs = o.runs[:0]
+	for _, l := range tails {
+		o.union(l)
+	}
+	o.tails = tails
+	for _, r := range o.runs {
+		if r.s > cur {
+			if at := roundUp(cur, al); at+size <= r.s {
+				return at
+			}
+		}
+		cur = max(cur, r.e)
+	}
 	return roundUp(cur, al)
 }
 
