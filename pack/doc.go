@@ -222,33 +222,34 @@
 // BenchmarkPackScaling fits time ~ n^k over 1k to 64k buffers (Solve with
 // Minimize and a node limit of 2000, one core). Measured with the machine
 // loaded (4.5-8 on its 2 cores; -benchtime 3x, the fastest run of each
-// size), three runs each, interleaved with the code before the start-order
+// size), three runs each interleaved with the code before the start-order
 // pass kept runs, passes were given up and the busiest-section order went
-// first: on Y_1's prefixes n^1.41-1.66, the whole of it in 0.26-0.64 s
-// (before: n^1.73-1.88, 3.0-3.7 s); on the generated traces n^1.64-1.83,
-// 64k buffers in 6.0-9.6 s (before: n^1.50-1.60, 5.6-11.1 s: no clear
-// change). The traces' exponent rose because their small sizes got faster
-// (on 2,000 buffers the busiest-section order, now first, reaches max-live
-// at once) while at 64k the branch and bound, which the greedy changes do
-// not touch, takes more than half the time. Target n^1.3: not met. What
-// grows faster than n is not the tree but the answer it gives: a greedy
-// query's union of conflicting buffers has the holes of those buffers, and
-// where the buffers alive at once grow with n (they do in Y_1's prefixes
-// and in the generated traces, whose long-lived tenth lives up to n/8), so
-// do the holes: the runs a best-fit query reads grow from 19 to 183-210
-// between 16k rows of Y_1 and all of it, and from 90 to 265-319 on traces
-// from 16k to 62k buffers, and their union keeps 84-187 runs, whose holes
-// are nearly all large enough for the buffer: cutting the hole [0, inf) by
-// each list in turn, dropping the holes too small and skipping the runs
-// under covered ranges, read 80% as many runs and was no faster. First fit
-// reads the lists' runs in order from a heap of their heads, up to the
-// lowest hole that holds the buffer (on average the 2nd to 30th run) or 32
-// runs, then merges the rest: 20% less CPU than merging on the traces'
-// first-fit passes, about the same on Y_1, 25-35% more where thousands of
-// long-lived buffers are alive and the hole is far up. On the traces the
-// branch and bound's cover lists hold about n²/160 entries (n/80 buffers
-// alive per section), and its nodes cost as much as the buffers alive where
-// they place.
+// first, and a fourth on the final code: on Y_1's prefixes n^1.41-1.66, the
+// whole of it in 0.26-0.64 s (before: n^1.73-1.88, 3.0-3.7 s); on the
+// generated traces n^1.64-1.83, 64k buffers in 5.0-9.6 s (before:
+// n^1.50-1.60, 5.6-11.1 s: no clear change). The traces' exponent rose
+// because their small sizes got faster (on 2,000 buffers the
+// busiest-section order, now first, reaches max-live at once) while at 64k
+// the branch and bound, which the greedy changes do not touch, takes more
+// than half the time. Target n^1.3: not met. What grows faster than n is
+// not the tree but the answer it gives: a greedy query's union of
+// conflicting buffers has the holes of those buffers, and where the buffers
+// alive at once grow with n (they do in Y_1's prefixes and in the generated
+// traces, whose long-lived tenth lives up to n/8), so do the holes: the
+// runs a best-fit query reads grow from 19 to 183-210 between 16k rows of
+// Y_1 and all of it, and from 90 to 265-319 on traces from 16k to 62k
+// buffers, and their union keeps 84-187 runs, whose holes are nearly all
+// large enough for the buffer: cutting the hole [0, inf) by each list in
+// turn, dropping the holes too small and skipping the runs under covered
+// ranges, read 80% as many runs and was no faster. First fit reads the
+// lists' runs in order from a heap of their heads, up to the lowest hole
+// that holds the buffer (on average the 2nd to 30th run) or 32 runs, then
+// merges the rest: 20% less CPU than merging on the traces' first-fit
+// passes, about the same on Y_1, 25-35% more where thousands of long-lived
+// buffers are alive and the hole is far up. On the traces the branch and
+// bound's cover lists hold about n²/160 entries (n/80 buffers alive per
+// section), and its nodes cost as much as the buffers alive where they
+// place.
 //
 // # Measured
 //
