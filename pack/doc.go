@@ -23,14 +23,22 @@
 // # First: a greedy portfolio
 //
 // Most real instances are not tight. Solve first runs a greedy portfolio
-// (its start-order pass before anything else: see Deadlines):
-// six orders (size, area, lifetime, busiest section, start time, number of
-// conflicts; the first is TFLite's "greedy by size") times two rules (best
-// fit: the smallest gap between placed conflicting buffers that holds the
-// buffer; first fit: the lowest such gap), each placing the buffers one by
-// one. If a packing fits the capacity it is returned at once (with
-// Minimize: if it reaches max-live, which proves it optimal). Twelve
-// passes over a few hundred buffers take a few milliseconds.
+// (its start-order pass before anything else: see Deadlines): six orders
+// (size, area, lifetime, busiest section, start time, number of conflicts;
+// the first is TFLite's "greedy by size") times two rules (best fit: the
+// smallest gap between placed conflicting buffers that holds the buffer;
+// first fit: the lowest such gap), each placing the buffers one by one. If
+// a packing fits the capacity it is returned at once (with Minimize: if it
+// reaches max-live, which proves it optimal). Twelve passes over a few
+// hundred buffers take a few milliseconds. From 1,024 buffers on the
+// busiest-section order goes first: on idealloc's Y_1 and its prefixes of
+// 16,000 and 32,000 rows it reaches max-live at once, where the numbered
+// order ran four to six passes first (on the larger compiler traces and on
+// SOMAS copies no order does, and every pass runs whatever the order). A
+// pass is given up as soon as its peak, which only grows as it places
+// buffers, shows that it cannot be the packing kept (above the stop, and
+// above the first pass's peak or not below the best one's): the packing
+// kept is the same as with every pass finished (tested).
 //
 // The gaps come from an occupancy tree, not from the placed buffers one by
 // one: a segment tree over the sections whose nodes hold unions of memory
@@ -45,8 +53,9 @@
 // few where conflicts are many: over a long time range the union is
 // nearly solid; the top levels of the tree cache the union of the own
 // lists on their path to the root. On idealloc's Y_1 (62,185 buffers, 180
-// million conflicting pairs) seven passes take about 1.8 s, where a scan
-// of the placed buffers took 24 s. TFLM's first-fit walk uses the same
+// million conflicting pairs) seven passes took about 1.8 s, where a scan
+// of the placed buffers took 24 s; a pass takes 0.15-0.35 s, and the
+// first one tried now reaches max-live. TFLM's first-fit walk uses the same
 // tree. Below 1,024 buffers a scan of the placed buffers is faster (twice
 // on the challenging set), and the passes and TFLM scan.
 //
@@ -182,32 +191,88 @@
 //
 // # Deadlines
 //
-// A deadline (Options.Deadline, or Solve's context ending) is when Solve must
-// return, and every phase keeps it: the start-order pass asks for it every
-// 256 buffers, compiling the index every 4096 (and the cover lists, built
-// only when the branch and bound starts, every 4096), each greedy pass
-// every 256, the branch and bound every 1 to 1024 nodes (fewer on large
-// problems, where a node costs more), Minimize between its probes. Solve then
-// returns the best packing it has, and Stats.Cut names the phase the
-// deadline cut (Stats.Phases has the time of each). A packing always
-// exists: the first phase is one greedy pass in start order, which needs
-// no index (each buffer's placed conflicts are then exactly the buffers
-// still alive, kept sorted by offset), costs O(n log n) plus the buffers
-// alive at each start, and when the deadline passes in it, stacks the
-// buffers it has not reached above the others. It is also the portfolio's
-// start-order best-fit pass (same offsets), so it costs nothing when the
-// deadline does not cut. The index keeps no list of conflicting pairs,
-// which can be quadratically many (75 million on 30 000 buffers of a
-// compiler trace, 1 GB with the sorting time to match): a buffer's
-// conflicts are read off the buffers alive in its first section and those
-// that start while it lives. Those cover lists (the buffers alive in each
-// section) are as large as the sum of the buffers' section counts (193
-// million entries, 1.5 GB, on Y_1), so only the branch and bound builds
-// them; the index itself is O(n log n): demands by prefix sums, each
-// buffer's busiest section by a range-maximum table. Y_1 is packed at
-// max-live (proven: the fourth greedy order reaches it) in about 2.5 s and
-// 100 MB for the whole command on one core, the first 30 000 of its
-// buffers in 0.9 s.
+// A deadline (Options.Deadline, or Solve's context ending) is when Solve
+// must return, and every phase keeps it: the start-order pass asks for it
+// every 256 buffers, compiling the index every 4096 (and the cover lists,
+// built only when the branch and bound starts, every 4096), each greedy
+// pass every 256, the branch and bound every 1 to 1024 nodes (fewer on
+// large problems, where a node costs more), Minimize between its probes.
+// Solve then returns the best packing it has, and Stats.Cut names the phase
+// the deadline cut (Stats.Phases has the time of each). A packing always
+// exists: the first phase is one greedy pass in start order, which needs no
+// index (each buffer's placed conflicts are then exactly the buffers still
+// alive, disjoint in memory: it keeps the runs they cover, sorted by
+// offset, an ended buffer cut out of its run), costs O(n log n) plus the
+// runs at each start (thousands of buffers alive on Y_1, few runs: 0.05 s,
+// where walking the buffers took 0.3 s), and when the deadline passes in
+// it, stacks the buffers it has not reached above the others. It is also
+// the portfolio's start-order best-fit pass (same offsets), so it costs
+// nothing when the deadline does not cut. The index keeps no list of
+// conflicting pairs, which can be quadratically many (75 million on 30 000
+// buffers of a compiler trace, 1 GB with the sorting time to match): a
+// buffer's conflicts are read off the buffers alive in its first section
+// and those that start while it lives. Those cover lists (the buffers alive
+// in each section) are as large as the sum of the buffers' section counts
+// (193 million entries, 1.5 GB, on Y_1), so only the branch and bound
+// builds them (see Memory); the index itself is O(n log n): demands by
+// prefix sums, each buffer's busiest section by a range-maximum table. Y_1
+// is packed at max-live (proven: the busiest-section order, tried first,
+// reaches it) in 0.9-1.2 s and 95-98 MB for the whole command on one core
+// (0.5 s of CPU: a load of 6 left it half a core; a quarter to a half of it
+// is TFLM's baseline, run for the summary); before, at the same load,
+// 3.6-3.7 s (2.3 s of CPU), with eight greedy passes.
+//
+// # Memory
+//
+// The branch and bound's memory is mostly its cover lists and the bound of
+// each of their entries (16 bytes an entry: as many entries as the buffers'
+// section counts add up to), then its per-section and per-buffer state.
+// Solve estimates it from the instance's sizes before allocating any of it
+// (Stats.SearchBytes: 16 bytes an entry, 76 a section, 101 a buffer, and
+// the table of failed subproblems at its largest, 32 MiB; a test checks
+// that it covers what the lists and a searcher allocate, within 2x). Above
+// Options.MemoryLimit (1 GiB by default) the branch and bound does not run:
+// Solve returns the best greedy packing, with Stats.OverMemory set, and
+// hieropt pack's summary says so. On Y_1 the branch and bound would need
+// 3.1 GB (its greedy reaches max-live, so it never runs). Running the
+// branch and bound on the hard core only (the sections whose demand is near
+// the peak and the buffers alive there, the rest of the greedy packing
+// kept) would need the search to start from buffers placed at given
+// offsets, which it cannot yet.
+//
+// # Scaling
+//
+// BenchmarkPackScaling fits time ~ n^k over 1k to 64k buffers (Solve with
+// Minimize and a node limit of 2000, one core). Measured with the machine
+// loaded (4.5-8 on its 2 cores; -benchtime 3x, the fastest run of each
+// size), three runs each interleaved with the code before the start-order
+// pass kept runs, passes were given up and the busiest-section order went
+// first, and a fourth on the final code: on Y_1's prefixes n^1.41-1.66, the
+// whole of it in 0.26-0.64 s (before: n^1.73-1.88, 3.0-3.7 s); on the
+// generated traces n^1.64-1.83, 64k buffers in 5.0-9.6 s (before:
+// n^1.50-1.60, 5.6-11.1 s: no clear change). The traces' exponent rose
+// because their small sizes got faster (on 2,000 buffers the
+// busiest-section order, now first, reaches max-live at once) while at 64k
+// the branch and bound, which the greedy changes do not touch, takes more
+// than half the time. Target n^1.3: not met. What grows faster than n is
+// not the tree but the answer it gives: a greedy query's union of
+// conflicting buffers has the holes of those buffers, and where the buffers
+// alive at once grow with n (they do in Y_1's prefixes and in the generated
+// traces, whose long-lived tenth lives up to n/8), so do the holes: the
+// runs a best-fit query reads grow from 19 to 183-210 between 16k rows of
+// Y_1 and all of it, and from 90 to 265-319 on traces from 16k to 62k
+// buffers, and their union keeps 84-187 runs, whose holes are nearly all
+// large enough for the buffer: cutting the hole [0, inf) by each list in
+// turn, dropping the holes too small and skipping the runs under covered
+// ranges, read 80% as many runs and was no faster. First fit reads the
+// lists' runs in order from a heap of their heads, up to the lowest hole
+// that holds the buffer (on average the 2nd to 30th run) or 32 runs, then
+// merges the rest: 20% less CPU than merging on the traces' first-fit
+// passes, about the same on Y_1, 25-35% more where thousands of long-lived
+// buffers are alive and the hole is far up. On the traces the branch and
+// bound's cover lists hold about n²/160 entries (n/80 buffers alive per
+// section), and its nodes cost as much as the buffers alive where they
+// place.
 //
 // # Measured
 //

@@ -3,7 +3,6 @@ package pack
 import (
 	"cmp"
 	"slices"
-	"sort"
 )
 
 // greedyOrder names one ordering of the greedy portfolio.
@@ -27,10 +26,18 @@ const (
 // the placed buffers (greedyScan), from there on it reads an occupancy
 // tree (greedyTree): the same offsets either way.
 func greedyPack(in *inst, order []int32, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
+	return greedyPackUnder(in, order, bestFit, inf, stop)
+}
+
+// greedyPackUnder is greedyPack that gives up as soon as the peak exceeds
+// worst: it then returns nil offsets, ok true and the peak so far (above
+// worst). The portfolio gives up a pass whose peak can no longer be the
+// one it keeps; the passes it finishes give greedyPack's offsets.
+func greedyPackUnder(in *inst, order []int32, bestFit bool, worst int64, stop func() bool) (offs []int64, peak int64, ok bool) {
 	if in.n < scanBelow {
-		return greedyScan(in, order, bestFit, stop)
+		return greedyScanUnder(in, order, bestFit, worst, stop)
 	}
-	return greedyTree(in, order, bestFit, stop)
+	return greedyTreeUnder(in, order, bestFit, worst, stop)
 }
 
 // scanBelow is the number of buffers from which the greedy passes and
@@ -44,6 +51,11 @@ const scanBelow = 1024
 // buffers, so a pass costs O(n log ns) insertions plus the runs each query
 // reads, which stay few where the conflicts are many.
 func greedyTree(in *inst, order []int32, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
+	return greedyTreeUnder(in, order, bestFit, inf, stop)
+}
+
+// greedyTreeUnder is greedyTree giving up above worst (see greedyPackUnder).
+func greedyTreeUnder(in *inst, order []int32, bestFit bool, worst int64, stop func() bool) (offs []int64, peak int64, ok bool) {
 	offs = make([]int64, in.n)
 	// One tree per instance, emptied for each pass: its lists keep their
 	// memory (on small instances, allocating them was most of a pass).
@@ -62,7 +74,9 @@ func greedyTree(in *inst, order []int32, bestFit bool, stop func() bool) (offs [
 		at := occ.place(lo, hi, size, in.align[b], bestFit)
 		occ.add(lo, hi, at, at+size)
 		offs[b] = at
-		peak = max(peak, at+size)
+		if peak = max(peak, at+size); peak > worst {
+			return nil, peak, true
+		}
 	}
 	return offs, peak, true
 }
@@ -72,6 +86,11 @@ func greedyTree(in *inst, order []int32, bestFit bool, stop func() bool) (offs [
 // same offsets as greedyTree (tested), twice as fast on a few hundred
 // buffers, but O(n²) or O(E log E) a pass.
 func greedyScan(in *inst, order []int32, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
+	return greedyScanUnder(in, order, bestFit, inf, stop)
+}
+
+// greedyScanUnder is greedyScan giving up above worst (see greedyPackUnder).
+func greedyScanUnder(in *inst, order []int32, bestFit bool, worst int64, stop func() bool) (offs []int64, peak int64, ok bool) {
 	if !in.ensureCover(stop) { // the sparse scan reads conflicts off them
 		return nil, 0, false
 	}
@@ -140,7 +159,9 @@ func greedyScan(in *inst, order []int32, bestFit bool, stop func() bool) (offs [
 			i, _ := slices.BinarySearchFunc(byOff, best, func(c int32, o int64) int { return cmp.Compare(offs[c], o) })
 			byOff = slices.Insert(byOff, i, b)
 		}
-		peak = max(peak, best+size)
+		if peak = max(peak, best+size); peak > worst {
+			return nil, peak, true
+		}
 	}
 	return offs, peak, true
 }
@@ -149,14 +170,21 @@ func greedyScan(in *inst, order []int32, bestFit bool, stop func() bool) (offs [
 // start first, then largest, then lowest index), computed from the problem
 // itself, without the compiled instance: the buffers a buffer conflicts
 // with among those placed before it are exactly those still alive when it
-// starts, which are disjoint in memory. So a list of them sorted by offset,
-// with the ended ones taken out, gives the same gaps as greedyPack in the
-// same order, and the same offsets, at a cost of O(n log n) plus the
-// buffers alive at each start: no conflict lists, no sections. Solve runs
+// starts, which are disjoint in memory. So the runs they cover, sorted by
+// offset, with the ended ones cut out, give the same gaps as greedyPack in
+// the same order, and the same offsets, at a cost of O(n log n) plus the
+// runs at each start: no conflict lists, no sections. Solve runs
 // it before anything else, so that a packing exists however early the
 // deadline comes. stop is asked every 256 buffers; when it says so, the
 // buffers left are stacked above the peak (a valid packing, ok false).
 func startOrderPack(p *Problem, bestFit bool, stop func() bool) (offs []int64, peak int64, ok bool) {
+	return startOrderPackUnder(p, bestFit, inf, stop)
+}
+
+// startOrderPackUnder is startOrderPack giving up above worst (see
+// greedyPackUnder); when stop cuts it first, it returns the stacked
+// packing as startOrderPack does.
+func startOrderPackUnder(p *Problem, bestFit bool, worst int64, stop func() bool) (offs []int64, peak int64, ok bool) {
 	n := len(p.Buffers)
 	order := make([]int32, n)
 	for i := range order {
@@ -173,7 +201,14 @@ func startOrderPack(p *Problem, bestFit bool, stop func() bool) (offs []int64, p
 		return cmp.Compare(x, y)
 	})
 	offs = make([]int64, n)
-	var alive []int32 // sorted by offset
+	// The buffers alive are disjoint in memory: what they cover is kept as
+	// sorted runs, buffers that touch merged into one, whose holes are the
+	// gaps between them. A buffer that ends is cut out of its run (the
+	// buffers left in it still cover the rest exactly). The runs are far
+	// fewer than the buffers where many are alive (on idealloc's Y_1,
+	// thousands are), and give the same gaps: between touching buffers
+	// there is none.
+	var runs []run
 	ends := endHeap{bs: bs}
 	for k, b := range order {
 		if k&255 == 255 && stop() {
@@ -186,17 +221,13 @@ func startOrderPack(p *Problem, bestFit bool, stop func() bool) (offs []int64, p
 		size, al, lower := bs[b].Size, max(bs[b].Align, 1), bs[b].Lower
 		for len(ends.h) > 0 && bs[ends.h[0]].Upper <= lower {
 			e := ends.pop()
-			i, found := slices.BinarySearchFunc(alive, offs[e], func(c int32, o int64) int { return cmp.Compare(offs[c], o) })
-			if !found || alive[i] != e {
-				panic("pack: start-order pass lost a buffer") // alive buffers have distinct offsets
-			}
-			alive = slices.Delete(alive, i, i+1)
+			runs = cutRun(runs, offs[e], offs[e]+bs[e].Size)
 		}
 		var cur int64
 		best, bestGap := int64(-1), int64(-1)
-		for _, c := range alive {
-			if o := roundUp(cur, al); o+size <= offs[c] {
-				gap := offs[c] - cur
+		for _, r := range runs {
+			if o := roundUp(cur, al); o+size <= r.s {
+				gap := r.s - cur
 				if best < 0 || (bestFit && gap < bestGap) {
 					best, bestGap = o, gap
 				}
@@ -204,18 +235,47 @@ func startOrderPack(p *Problem, bestFit bool, stop func() bool) (offs []int64, p
 					break
 				}
 			}
-			cur = offs[c] + bs[c].Size
+			cur = r.e
 		}
 		if best < 0 {
 			best = roundUp(cur, al)
 		}
 		offs[b] = best
-		i, _ := slices.BinarySearchFunc(alive, best, func(c int32, o int64) int { return cmp.Compare(offs[c], o) })
-		alive = slices.Insert(alive, i, b)
+		runs = insertRun(runs, best, best+size)
 		ends.push(b)
-		peak = max(peak, best+size)
+		if peak = max(peak, best+size); peak > worst {
+			return nil, peak, true
+		}
 	}
 	return offs, peak, true
+}
+
+// cutRun removes [s, e) from the sorted disjoint runs rs, where it lies
+// within one run.
+func cutRun(rs []run, s, e int64) []run {
+	// i: the first run that ends after s, the one that holds [s, e).
+	i, _ := slices.BinarySearchFunc(rs, s, func(r run, x int64) int {
+		if r.e <= x {
+			return -1
+		}
+		return 1
+	})
+	if i == len(rs) || rs[i].s > s || rs[i].e < e {
+		panic("pack: start-order pass lost a buffer") // alive buffers lie within the runs
+	}
+	r := rs[i]
+	switch left, right := r.s < s, e < r.e; {
+	case left && right:
+		rs[i] = run{r.s, s}
+		return slices.Insert(rs, i+1, run{e, r.e})
+	case left:
+		rs[i] = run{r.s, s}
+	case right:
+		rs[i] = run{e, r.e}
+	default:
+		return slices.Delete(rs, i, i+1)
+	}
+	return rs
 }
 
 // endHeap is a min-heap of buffers by Upper (ties by index, so that the
@@ -292,30 +352,65 @@ func greedyOrdering(in *inst, o greedyOrder) []int32 {
 		}
 		key[i] = k
 	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		ka, kb := key[idx[a]], key[idx[b]]
-		if ka[0] != kb[0] {
-			return ka[0] > kb[0]
+	// The keys and then the index order the buffers totally, so any sort
+	// gives the same order (pdqsort: several times faster than a stable
+	// sort, which was 7% of a trace's greedy phase).
+	slices.SortFunc(idx, func(a, b int32) int {
+		ka, kb := key[a], key[b]
+		if c := cmp.Compare(kb[0], ka[0]); c != 0 {
+			return c
 		}
-		if ka[1] != kb[1] {
-			return ka[1] > kb[1]
+		if c := cmp.Compare(kb[1], ka[1]); c != 0 {
+			return c
 		}
-		return idx[a] < idx[b]
+		return cmp.Compare(a, b)
 	})
 	return idx
 }
 
-// greedyPortfolio runs every ordering with best fit and first fit and keeps
-// the lowest peak (the first one found on ties). It stops early once a
+// portfolioOrders is the order in which the portfolio tries the greedy
+// orders on n buffers: the busiest-section order first from scanBelow
+// buffers on, else as numbered. On idealloc's Y_1 and its prefixes of
+// 16,000 and 32,000 rows byTotal with best fit reaches max-live, where
+// the orders numbered before it miss it (all but byLength on 16,000 rows):
+// tried first, it ends Minimize's portfolio at once, where four to six
+// passes that cost as much ran before it (on the generated compiler
+// traces from 4,000 buffers on and on SOMAS copies no order reaches
+// max-live, and every pass runs whatever the order). Below scanBelow the
+// order stays as numbered, which
+// keeps the small instances' packings (the challenging set's among them)
+// as they were.
+func portfolioOrders(n int) []greedyOrder {
+	orders := make([]greedyOrder, 0, numGreedyOrders)
+	if n >= scanBelow {
+		orders = append(orders, byTotal)
+	}
+	for o := greedyOrder(0); o < numGreedyOrders; o++ {
+		if o != byTotal || n < scanBelow {
+			orders = append(orders, o)
+		}
+	}
+	return orders
+}
+
+// greedyPortfolio runs every ordering (in portfolioOrders) with best fit
+// and first fit and keeps the lowest peak (the first one found on ties). It stops early once a
 // packing reaches stopAt. The start-order best-fit packing is given (first:
 // Solve made it already); the other start-order one is made by
 // startOrderPack, which gives greedyPack's offsets faster. It returns the
 // offsets, the peak, the number of packings it made, and cut true if stop
 // (asked between and during the passes) ended it early, in which case the
 // best is among the passes it finished.
+//
+// A pass is given up as soon as its peak (which only grows as it places
+// buffers) shows that it cannot be the one kept: above stopAt (else it
+// could end the portfolio) and above the first packing's peak or at least
+// the best one's. The packing kept is the same as with every pass
+// finished, at a fraction of the cost: on idealloc's Y_1 most passes
+// after the first few are given up early.
 func greedyPortfolio(in *inst, p *Problem, first []int64, firstPeak, stopAt int64, stop func() bool) (best []int64, bestPeak int64, tried int, cut bool) {
 	bestPeak = -1
-	for o := greedyOrder(0); o < numGreedyOrders; o++ {
+	for _, o := range portfolioOrders(in.n) {
 		if stop() {
 			return best, bestPeak, tried, true
 		}
@@ -324,6 +419,11 @@ func greedyPortfolio(in *inst, p *Problem, first []int64, firstPeak, stopAt int6
 			order = greedyOrdering(in, o)
 		}
 		for _, bf := range []bool{true, false} {
+			worst := firstPeak
+			if bestPeak >= 0 {
+				worst = min(worst, bestPeak-1)
+			}
+			worst = max(worst, stopAt)
 			var offs []int64
 			var peak int64
 			ok := true
@@ -331,14 +431,17 @@ func greedyPortfolio(in *inst, p *Problem, first []int64, firstPeak, stopAt int6
 			case o == byStart && bf:
 				offs, peak = first, firstPeak
 			case o == byStart:
-				offs, peak, ok = startOrderPack(p, false, stop)
+				offs, peak, ok = startOrderPackUnder(p, false, worst, stop)
 				tried++
 			default:
-				offs, peak, ok = greedyPack(in, order, bf, stop)
+				offs, peak, ok = greedyPackUnder(in, order, bf, worst, stop)
 				tried++
 			}
 			if !ok {
 				return best, bestPeak, tried, true
+			}
+			if offs == nil {
+				continue // given up: it could not be kept
 			}
 			if bestPeak < 0 || peak < bestPeak {
 				best, bestPeak = offs, peak

@@ -20,6 +20,7 @@ type inst struct {
 	lo, hi      []int32
 	length      []int64 // upper - lower, in time units
 	counts      []int32 // per section: the number of buffers alive in it
+	coverSize   int64   // the sum of the buffers' section counts (of counts)
 	// The cover lists, built by ensureCover for the branch and bound only
 	// (their size is the sum of the buffers' section counts: 193 million
 	// entries, 1.5 GB, on idealloc's Y_1, where the greedy needs none):
@@ -123,6 +124,7 @@ func newInst(p *Problem, stop func() bool) *inst {
 		d += dd[s]
 		c += counts[s]
 		in.demand[s], counts[s] = d, c
+		in.coverSize += int64(c)
 		in.maxLive = max(in.maxLive, d)
 	}
 	counts[ns] = 0
@@ -206,6 +208,33 @@ func (in *inst) ensureCover(stop func() bool) bool {
 	}
 	in.coverStart, in.cover, in.posStart, in.pos = coverStart, cover, posStart, pos
 	return true
+}
+
+// The branch and bound's memory, per entry of the cover lists, per
+// section and per buffer, in bytes (see searchBytes).
+const (
+	// cover and pos (int32 each), the searcher's lbc (int64).
+	bytesPerCover = 4 + 4 + 8
+	// coverStart (int32); the searcher's h, hr, D, m, V, Z2 (8 bytes
+	// each), cross and dmark (4 each); its stacks of sections (dirty,
+	// wasted, bounds: up to 16 more).
+	bytesPerSection = 4 + 6*8 + 2*4 + 16
+	// posStart (int32); the searcher's lb, off, Z (8 each) and placed
+	// (1); the rankings it caches (up to five of 4 bytes) and the keys it
+	// sorts them by (32); its candidate stacks (up to 16).
+	bytesPerBuffer = 4 + 3*8 + 1 + 5*4 + 32 + 16
+	// The table of failed subproblems at its largest (4M entries).
+	bytesNogoods = 8 << 22
+)
+
+// searchBytes estimates the memory the branch and bound takes on in, from
+// the sizes alone, before it allocates anything: the cover lists that
+// ensureCover builds and a searcher's state (one at a time: each probe's
+// is garbage by the next), plus its table of failed subproblems at its
+// largest. The trail, which grows with the depth of the search, is left
+// out: it holds one region's changes at a time.
+func (in *inst) searchBytes() int64 {
+	return in.coverSize*bytesPerCover + int64(in.ns)*bytesPerSection + int64(in.n)*bytesPerBuffer + bytesNogoods
 }
 
 // rangeMax answers range-maximum queries over a fixed slice (a sparse

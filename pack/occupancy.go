@@ -1,7 +1,6 @@
 package pack
 
 import (
-	"cmp"
 	"slices"
 )
 
@@ -45,6 +44,9 @@ type occupancy struct {
 	lists      [][]run // a query's lists
 	pending    []int32 // a query's cached nodes whose paths it reads
 	runs       []run   // a query's runs: the union merged so far
+	heads      []head  // firstHole's heap of the lists' heads
+	heapRuns   int     // runs firstHole reads from the heap (heapRuns)
+	tails      [][]run // firstHoleRest's lists
 	spare      []run   // the other buffer of union
 }
 
@@ -70,6 +72,7 @@ func newOccupancy(ns int) *occupancy {
 		sub:        make([][]run, 2*leaves),
 		mark:       make([]uint32, 2*leaves),
 		cacheDepth: cd,
+		heapRuns:   heapRuns,
 		clock:      1,
 		path:       make([][]run, 1<<cd),
 		pathAt:     make([]uint64, 1<<cd),
@@ -122,8 +125,16 @@ func (o *occupancy) pathOf(v int32) []run {
 // every run it overlaps or touches.
 func insertRun(rs []run, s, e int64) []run {
 	// i: the first run that ends at or after s (it may merge with [s, e)).
-	i, _ := slices.BinarySearchFunc(rs, s, func(r run, x int64) int { return cmp.Compare(r.e, x) })
-	j := i
+	i, j := 0, len(rs)
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if rs[m].e < s {
+			i = m + 1
+		} else {
+			j = m
+		}
+	}
+	j = i
 	for j < len(rs) && rs[j].s <= e {
 		s, e = min(s, rs[j].s), max(e, rs[j].e)
 		j++
@@ -197,6 +208,9 @@ func (o *occupancy) place(lo, hi int32, size, al int64, bestFit bool) int64 {
 		}
 	}
 	o.pending = o.pending[:0]
+	if !bestFit {
+		return o.firstHole(size, al)
+	}
 	// Shortest lists first, so that the union merged so far stays short
 	// until the long lists come (insertion sort: the lists are few).
 	ls := o.lists
@@ -229,6 +243,113 @@ func (o *occupancy) place(lo, hi int32, size, al int64, bestFit bool) int64 {
 		best = roundUp(cur, al)
 	}
 	return best
+}
+
+// firstHole returns the lowest aligned offset of the lowest hole of the
+// union of the query's lists that holds a buffer of the given size and
+// alignment (above them all if none does). It reads the lists' runs in
+// order of start, the next one from a heap of the lists' heads, only as
+// far as that hole: the runs read in order give the union's holes where a
+// run starts above the highest end read so far. First fit usually finds
+// its hole among the first few runs of a union of a hundred or more.
+func (o *occupancy) firstHole(size, al int64) int64 {
+	h := o.heads[:0]
+	for k, l := range o.lists {
+		if len(l) > 0 {
+			h = append(h, head{l[0].s, int32(k), 0})
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
+	var cur int64
+	for read := 0; len(h) > 0; read++ {
+		if read == o.heapRuns {
+			o.heads = h
+			return o.firstHoleRest(h, cur, size, al)
+		}
+		x := &h[0]
+		l := o.lists[x.list]
+		r := l[x.at]
+		if r.s > cur {
+			if at := roundUp(cur, al); at+size <= r.s {
+				o.heads = h
+				return at
+			}
+		}
+		cur = max(cur, r.e)
+		if x.at++; int(x.at) < len(l) {
+			x.s = l[x.at].s
+		} else {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		siftDown(h, 0)
+	}
+	o.heads = h
+	return roundUp(cur, al)
+}
+
+// heapRuns is how many runs firstHole reads from its heap before it
+// merges the rest of the lists as best fit does (occupancy.heapRuns; tests
+// set less): a heap costs a few comparisons a run, a merge less where one
+// list holds most runs, and when the hole is far up (long-lived buffers
+// alive by thousands, where first fit read most of the runs) the heap
+// alone was slower than the merge.
+const heapRuns = 32
+
+// firstHoleRest is firstHole past its first heapRuns runs: it merges what
+// is left of the lists (from the heads in h on: every run left starts at
+// or above the runs read) and goes on from cur, the highest end read.
+func (o *occupancy) firstHoleRest(h []head, cur, size, al int64) int64 {
+	tails := o.tails[:0]
+	for _, x := range h {
+		tails = append(tails, o.lists[x.list][x.at:])
+	}
+	for i := 1; i < len(tails); i++ {
+		for j := i; j > 0 && len(tails[j]) < len(tails[j-1]); j-- {
+			tails[j], tails[j-1] = tails[j-1], tails[j]
+		}
+	}
+	o.runs = o.runs[:0]
+	for _, l := range tails {
+		o.union(l)
+	}
+	o.tails = tails
+	for _, r := range o.runs {
+		if r.s > cur {
+			if at := roundUp(cur, al); at+size <= r.s {
+				return at
+			}
+		}
+		cur = max(cur, r.e)
+	}
+	return roundUp(cur, al)
+}
+
+// head is where firstHole is in one of the query's lists: at the run at
+// of list, which starts at s.
+type head struct {
+	s        int64
+	list, at int32
+}
+
+// siftDown restores the heap order (least s on top) of h below i.
+func siftDown(h []head, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1].s < h[c].s {
+			c++
+		}
+		if h[i].s <= h[c].s {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
 
 // gather adds to the query's lists node u's sub list and its ancestors'

@@ -49,6 +49,15 @@ type Options struct {
 	// Capacity. Capacity, if positive, still bounds the peak; zero means
 	// unbounded.
 	Minimize bool
+	// MemoryLimit bounds, in bytes, the memory the branch and bound may
+	// take: its cover lists (the buffers alive in each section, as many
+	// entries as the buffers' section counts add up to: 193 million on
+	// idealloc's Y_1) and its per-section and per-buffer state, which
+	// Solve estimates before allocating any (Stats.SearchBytes). Above the
+	// limit the branch and bound does not run: Solve returns the best
+	// greedy packing, with Stats.OverMemory set. Zero: DefaultMemoryLimit;
+	// negative: an error.
+	MemoryLimit int64
 	// Seed is for randomized parts. The solver is deterministic: the same
 	// problem, options and seed give the same offsets.
 	Seed uint64
@@ -59,6 +68,9 @@ type Options struct {
 	stopHook func(Phase) bool
 }
 
+// DefaultMemoryLimit is Options.MemoryLimit's default: 1 GiB.
+const DefaultMemoryLimit int64 = 1 << 30
+
 // Stats describe the work Solve did.
 type Stats struct {
 	Greedy   int           // greedy packings tried
@@ -68,6 +80,14 @@ type Stats struct {
 	Probes   int           // capacities tried by Minimize
 	Time     time.Duration // wall time of Solve
 	Exact    bool          // whether the branch-and-bound ran
+	// SearchBytes is the memory the branch and bound needs by Solve's
+	// estimate (see Options.MemoryLimit), 0 if the greedy packings made it
+	// needless.
+	SearchBytes int64
+	// OverMemory is true when SearchBytes was above Options.MemoryLimit,
+	// so that the branch and bound did not run: the packing is the best
+	// greedy one.
+	OverMemory bool
 	// Limited is true when Options.NodeLimit stopped the search before it
 	// finished (the result is the best found within the limit).
 	Limited bool

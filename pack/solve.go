@@ -123,6 +123,9 @@ func Solve(ctx context.Context, p *Problem, o *Options) (*Solution, error) {
 	if o.NodeLimit < 0 {
 		return nil, fmt.Errorf("pack: node limit %d is negative", o.NodeLimit)
 	}
+	if o.MemoryLimit < 0 {
+		return nil, fmt.Errorf("pack: memory limit %d is negative", o.MemoryLimit)
+	}
 	s := &solver{p: p, o: o, ctx: ctx, sol: &Solution{Offsets: make([]int64, len(p.Buffers))},
 		limitCap: p.Capacity, phase: PhaseFirst, mark: start}
 	if o.Minimize && s.limitCap == 0 {
@@ -139,6 +142,9 @@ func Solve(ctx context.Context, p *Problem, o *Options) (*Solution, error) {
 	}
 	if s.lb > s.limitCap {
 		return sol, nil // no packing can fit
+	}
+	if !s.fitsMemory() {
+		return sol, nil // the best greedy packing, settled by heuristics
 	}
 	sol.Stats.Exact = true
 	if !sol.Solved && !s.firstFit() {
@@ -253,6 +259,24 @@ func (s *solver) heuristics() bool {
 		return !s.o.Minimize || sol.Optimal
 	}
 	return false
+}
+
+// fitsMemory reports whether the branch and bound may run: whether its
+// memory, estimated before anything is allocated, is within
+// Options.MemoryLimit (and its cover lists within their int32 indices).
+// It records the estimate, and OverMemory when it says no.
+func (s *solver) fitsMemory() bool {
+	limit := s.o.MemoryLimit
+	if limit == 0 {
+		limit = DefaultMemoryLimit
+	}
+	est := s.in.searchBytes()
+	s.sol.Stats.SearchBytes = est
+	if est > limit || s.in.coverSize > math.MaxInt32 {
+		s.sol.Stats.OverMemory = true
+		return false
+	}
+	return true
 }
 
 // firstFit runs the branch-and-bound for any packing within the capacity

@@ -49,7 +49,8 @@ type packInstance struct {
 	minimize bool
 	maxLive  int64
 	sol      *pack.Solution
-	limitHit bool // the time limit stopped the search
+	limitHit bool  // the time limit stopped the search
+	memLimit int64 // the packer's memory limit (pack.Options.MemoryLimit)
 	written  bool
 	// tflm is TFLite Micro's greedy peak on the same buffers (the
 	// baseline), -1 where it did not finish: tflmWhy says why.
@@ -374,7 +375,8 @@ func (a *app) readPackWorkload(w string, capacity int64) (*packInstance, error) 
 // and the reserve for what follows) and checks the solution.
 func solvePackInput(ctx context.Context, o *packOptions, in *packInstance) error {
 	in.minimize = o.Minimize || in.prob.Capacity == 0
-	opt := &pack.Options{Minimize: in.minimize, Seed: o.Seed}
+	in.memLimit = pack.DefaultMemoryLimit
+	opt := &pack.Options{Minimize: in.minimize, Seed: o.Seed, MemoryLimit: in.memLimit}
 	if o.TimeLimit > 0 {
 		// What follows the packer (the check, the writing) is
 		// budgeted in, and so is the reading that came before.
@@ -570,6 +572,11 @@ type packRow struct {
 	TimeLimitHit bool    `json:"time_limit_hit"`
 	// Cut is the packer's phase the time limit stopped ("" if none).
 	Cut string `json:"cut,omitempty"`
+	// OverMemory: the branch and bound did not run, its estimated memory
+	// (SearchBytes) being above the packer's limit (MemoryLimit).
+	OverMemory  bool  `json:"over_memory,omitempty"`
+	SearchBytes int64 `json:"search_bytes,omitempty"`
+	MemoryLimit int64 `json:"memory_limit,omitempty"`
 	// TFLMPeak is TFLite Micro's greedy peak on the same buffers, null
 	// where it did not finish (TFLMNote says why); TFLMSavedPct is how
 	// much lower hieropt's peak is, in % of TFLM's (negative: higher).
@@ -614,6 +621,7 @@ func (in *packInstance) row() packRow {
 	}
 	r.Nodes, r.Greedy, r.Restarts, r.Probes = s.Stats.Nodes, s.Stats.Greedy, s.Stats.Restarts, s.Stats.Probes
 	r.Seconds, r.TimeLimitHit = s.Stats.Time.Seconds(), in.limitHit
+	r.OverMemory, r.SearchBytes, r.MemoryLimit = s.Stats.OverMemory, s.Stats.SearchBytes, in.memLimit
 	if in.cut != pack.PhaseNone {
 		r.Cut = in.cut.String()
 	}
@@ -780,6 +788,8 @@ func writePackSummary(w io.Writer, in *packInstance, r packRow) {
 		verdict = "optimal: the peak equals max-live"
 	case r.Optimal:
 		verdict = "optimal: the search proved that no smaller peak fits"
+	case r.OverMemory:
+		verdict = "the best greedy packing; not proven optimal (too large for the branch and bound: see search)"
 	case r.Minimize && r.TimeLimitHit:
 		verdict = "the smallest found before the time limit; not proven optimal"
 	case r.Minimize:
@@ -789,7 +799,12 @@ func writePackSummary(w io.Writer, in *packInstance, r packRow) {
 	}
 	fmt.Fprintf(w, "peak       %s, %.2f%% above max-live: %s\n", exactBytes(r.Peak), r.GapPct, verdict)
 	fmt.Fprintf(w, "TFLM       %s\n", tflmLine(r))
-	fmt.Fprintf(w, "search     %d greedy packings, %d nodes, %d restarts, %d capacity probes\n", r.Greedy, r.Nodes, r.Restarts, r.Probes)
+	if r.OverMemory {
+		fmt.Fprintf(w, "search     %d greedy packings; no branch and bound: it would take about %s, above the limit of %s\n",
+			r.Greedy, fmtBytes(r.SearchBytes), fmtBytes(r.MemoryLimit))
+	} else {
+		fmt.Fprintf(w, "search     %d greedy packings, %d nodes, %d restarts, %d capacity probes\n", r.Greedy, r.Nodes, r.Restarts, r.Probes)
+	}
 	fmt.Fprintf(w, "time       %s\n", packTimeLine(in, r))
 	switch {
 	case in.written && in.out == "-":
