@@ -190,3 +190,31 @@ func TestIndexHasNoConflictLists(t *testing.T) {
 		assert.Equal(t, int32(3999), in.deg[b])
 	}
 }
+
+// TestDeadlineInsideANode: where thousands of buffers are alive in every
+// section, one placement lifts thousands of bounds over thousands of
+// sections, and a node can take seconds (a 9,000-buffer instance ran 7 s
+// past a 20 s limit): the search asks for the deadline inside a node too,
+// every so much work, and a stop there unwinds at once (the trail is not
+// undone: the state is dropped).
+func TestDeadlineInsideANode(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	p := &Problem{}
+	for i := 0; i < 2000; i++ {
+		lo := rng.Int64N(3000)
+		p.Buffers = append(p.Buffers, Buffer{ID: fmt.Sprint(i), Lower: lo, Upper: lo + 2000 + rng.Int64N(1300), Size: 1 + rng.Int64N(999)})
+	}
+	calls := 0
+	o := &Options{Minimize: true, stopHook: func(ph Phase) bool {
+		if ph == PhaseSearch {
+			calls++
+		}
+		return calls >= 40
+	}}
+	s, err := Solve(context.Background(), p, o)
+	require.NoError(t, err)
+	require.Equal(t, PhaseSearch, s.Stats.Cut)
+	require.Equal(t, 40, calls)
+	assert.Less(t, s.Stats.Nodes, int64(40), "asked more often than once a node")
+	require.NoError(t, Check(&Problem{Buffers: p.Buffers}, s))
+}

@@ -114,6 +114,7 @@ type searcher struct {
 	stopped   bool  // stop said so: unwind everything
 	stop      func() bool
 	stopMask  int64 // stop is asked every stopMask+1 nodes (a power of two)
+	work      int64 // bound raises and section scans since stop was last asked (tick)
 	restarts  int
 	seed      uint64
 	nest      int // restart loops under way (the root's included)
@@ -204,6 +205,13 @@ func hz(z uint64, v int64) uint64 {
 }
 
 func (t *searcher) undo(mark int) {
+	if t.stopped {
+		// The deadline: the search unwinds and its state is dropped
+		// (exact returns without reading it), so undoing millions of
+		// changes would only spend time past the deadline.
+		t.trail.n = min(t.trail.n, mark)
+		return
+	}
 	in := t.in
 	for i := t.trail.n - 1; i >= mark; i-- {
 		e := t.trail.chunks[i>>trailBits][i&(trailChunk-1)]
@@ -328,6 +336,9 @@ func (t *searcher) settle() bool {
 			}
 			continue
 		}
+		if t.tick(int(in.coverStart[s+1] - in.coverStart[s])) {
+			return false
+		}
 		mm, k := int64(inf), int32(0)
 		for _, v := range t.lbc[in.coverStart[s]:in.coverStart[s+1]] {
 			if v < mm {
@@ -382,12 +393,12 @@ func (t *searcher) place(b int32, L int64) bool {
 	lo := in.lo[b]
 	early, late := in.confParts(b)
 	for _, c := range early {
-		if in.lo[c] < lo && !t.placed[c] && !t.raiseLB(c, roundUp(top, in.align[c])) {
+		if in.lo[c] < lo && !t.placed[c] && (t.tick(int(in.hi[c]-in.lo[c])) || !t.raiseLB(c, roundUp(top, in.align[c]))) {
 			return false
 		}
 	}
 	for _, c := range late {
-		if !t.placed[c] && !t.raiseLB(c, roundUp(top, in.align[c])) {
+		if !t.placed[c] && (t.tick(int(in.hi[c]-in.lo[c])) || !t.raiseLB(c, roundUp(top, in.align[c]))) {
 			return false
 		}
 	}
@@ -876,6 +887,26 @@ func (t *searcher) checkStop() {
 		t.aborted, t.stopped = true, true
 	}
 }
+
+// tick counts n units of work inside a node (bound raises, section
+// scans) and asks stop every workPerStop of them: where thousands of
+// buffers are alive in every section one placement can take seconds, far
+// more than a deadline allows between nodes. It reports whether the
+// search must unwind (the node then fails; the trail undoes it).
+func (t *searcher) tick(n int) bool {
+	t.work += int64(n)
+	if t.work >= workPerStop {
+		t.work = 0
+		if t.stop != nil && t.stop() {
+			t.aborted, t.stopped = true, true
+		}
+	}
+	return t.stopped
+}
+
+// workPerStop is how much work tick lets pass between two asks of stop:
+// a few milliseconds.
+const workPerStop = 1 << 16
 
 // maxNest is how deep restart loops nest: the root's, one in each region
 // split off from it, one in each region split off from those, and so on.
