@@ -123,7 +123,7 @@ func TestSettingsValidate(t *testing.T) {
 		{hieropt.Settings{Search: search.Settings{Workers: -1}}, `Settings.Search.Workers -1: want a number >= 0`},
 		{hieropt.Settings{Repack: new(-1)}, `Settings.Repack -1: want a number >= 0 (0 = off)`},
 		{hieropt.Settings{Starts: []string{}}, `Settings.Starts []: want at least one initializer order, or nil for the default`},
-		{hieropt.Settings{Starts: []string{"kind", "size"}}, `Settings.Starts [kind size]: "size" is not a registered initializer order (registered: kind, resident, resident-half, workload)`},
+		{hieropt.Settings{Starts: []string{"kind", "size"}}, `Settings.Starts [kind size]: "size" is not a registered initializer order (registered: bound, kind, resident, resident-half, workload)`},
 		{hieropt.Settings{Starts: []string{"kind", "kind"}}, `Settings.Starts [kind kind]: "kind" is named twice`},
 	} {
 		err := c.s.Validate()
@@ -237,7 +237,8 @@ func TestDescription(t *testing.T) {
 			"search: segments=fixed:3 beam=unbounded actions=move,swap,reuse max-candidates=-1"},
 		{hieropt.Settings{Search: search.Settings{Rounds: 2, Horizon: -1, Workers: 1, Check: true}}, "search: segments=auto beam=4 actions=move,swap,reuse,evict max-candidates=4 rounds=2 horizon=-1"},
 		{hieropt.Settings{Starts: []string{"workload"}}, "search: segments=auto beam=4 actions=move,swap,reuse,evict max-candidates=4 initial-only"},
-		{hieropt.Settings{Starts: []string{"workload", "kind"}}, "search: segments=auto beam=4 actions=move,swap,reuse,evict max-candidates=4"},
+		{hieropt.Settings{Starts: []string{"workload", "kind", "bound"}}, "search: segments=auto beam=4 actions=move,swap,reuse,evict max-candidates=4"},
+		{hieropt.Settings{Starts: []string{"workload", "kind"}}, "search: segments=auto beam=4 actions=move,swap,reuse,evict max-candidates=4 starts=workload,kind"},
 		{hieropt.Settings{Starts: []string{"kind"}}, "search: segments=auto beam=4 actions=move,swap,reuse,evict max-candidates=4 starts=kind"},
 		{hieropt.Settings{Repack: new(0)}, "search: segments=auto beam=4 actions=move,swap,reuse,evict max-candidates=4 repack=off"},
 		{hieropt.Settings{Repack: new(hieropt.DefaultRepack)}, "search: segments=auto beam=4 actions=move,swap,reuse,evict max-candidates=4"},
@@ -253,11 +254,13 @@ func TestDescription(t *testing.T) {
 // initializer's alone with {"workload"}.
 func TestStarts(t *testing.T) {
 	prog, prof := documents(t, "resnet50-int8", seedHW("ethos-u55"))
-	res := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Repack: new(0)})
+	classic := []string{"workload", "kind"} // the default starts but the bound order
+	res := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Repack: new(0), Starts: classic})
 	assert.Equal(t, "kind", res.Initial.Start)
-	assert.Equal(t, 47592602.0, res.Initial.StartCost) // the README's seed-model summary's start line
+	assert.Equal(t, 47592602.0, res.Initial.StartCost)
 	assert.Equal(t, 88667567.0, res.Initial.Cost)
 	assert.Equal(t, res.Initial.StartCost, res.Search.StartCost)
+	assert.Len(t, res.Initial.Walks, 1)
 	kind := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Repack: new(0), Starts: []string{"kind"}})
 	assert.Equal(t, res.Plan.Placements, kind.Plan.Placements, "the same start, the same walk")
 
@@ -270,6 +273,25 @@ func TestStarts(t *testing.T) {
 	rev := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Repack: new(0), Starts: []string{"kind", "workload"}})
 	assert.Equal(t, "kind", rev.Initial.Start)
 	assert.Equal(t, res.Plan.Placements, rev.Plan.Placements)
+
+	// By default the search also walks from the bound order's plan, the
+	// cheaper start here, and keeps the cheaper end: the walks in order of
+	// their starts' costs, each end what the plan would be from it alone.
+	def := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Repack: new(0)})
+	require.Len(t, def.Initial.Walks, 2)
+	b, k := def.Initial.Walks[0], def.Initial.Walks[1]
+	assert.Equal(t, "bound", b.Start)
+	assert.Equal(t, 44573583.0, b.StartCost)
+	assert.Less(t, b.StartCost, k.StartCost)
+	assert.Equal(t, "kind", k.Start)
+	assert.Equal(t, res.Initial.StartCost, k.StartCost)
+	assert.Equal(t, res.Plan.Cost.Final, k.Cost, "the kind order's walk is the walk of the kind start alone")
+	bound := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Repack: new(0), Starts: []string{"bound"}})
+	assert.Equal(t, bound.Plan.Cost.Final, b.Cost, "the bound order's walk is the walk of the bound start alone")
+	assert.Equal(t, min(b.Cost, k.Cost), def.Plan.Cost.Final)
+	for _, w := range def.Initial.Walks {
+		assert.Equal(t, w.Walked, w.Cost, "no repacking")
+	}
 }
 
 // fragmented is actions' test program of the same name (see

@@ -55,23 +55,18 @@ type searchPlanner struct{}
 
 func (searchPlanner) Name() string { return "search" }
 func (searchPlanner) Doc() string {
-	return "the initializer's plans in the start orders, then the walk from the cheapest (move, swap, reuse and evict over the timesteps, a beam of states in each segment), then repacking with the exact packer; the default"
+	return "the initializer's plans in the start orders, then the walk from the cheapest (move, swap, reuse and evict over the timesteps, a beam of states in each segment), then repacking with the exact packer; under the seed model also the walk from the plan the whole-program bound guides (the bound order), the cheaper plan kept; the default"
 }
 
 func (searchPlanner) plan(r *run, lim, whole context.Context) (string, error) {
-	from, err := r.starts(whole)
+	walks, err := r.starts(lim, whole)
 	if err != nil {
 		return "", err
 	}
 	r.res.Times.Initial = r.lap()
-	if err := r.walk(lim, from); err != nil {
+	if err := r.walks(lim, walks); err != nil {
 		return "", err
 	}
-	r.res.Times.Search = r.lap()
-	if err := r.repack(lim); err != nil {
-		return "", err
-	}
-	r.res.Times.Repack = r.lap()
 	return describeSearch(&r.s, r.p), nil
 }
 
@@ -86,9 +81,15 @@ type candidate struct {
 // in workload order, or where it cannot place a block the fallback plan)
 // and the plans of the other orders of Settings.Starts, these on
 // goroutines of their own while cost.initial's is made when there are
-// workers to spare, and returns the cheapest as the walk's start (the
-// earlier in Settings.Starts on a tie).
-func (r *run) starts(ctx context.Context) (search.Start, error) {
+// workers to spare, and returns the starts of the walks, the cheaper
+// first: the cheapest plan of the orders other than the bound order (the
+// earlier in Settings.Starts on a tie), and the bound order's if it is
+// among them. The bound order's start is usually the cheaper but not
+// always where the walk ends cheapest: on some programs the walk from
+// another order ends lower, so both are walked (see walks). The bound
+// the bound order needs is computed under lim (cut there, it is a looser
+// guide; past lim, the bound order has no start); the rest under ctx.
+func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	p := r.p
 	orders := r.s.starts()
 	if p.Timeline() && r.s.Starts == nil {
@@ -104,6 +105,11 @@ func (r *run) starts(ctx context.Context) (search.Start, error) {
 		}
 		c := &candidate{in: actions.NewInitializerOrder(p, o), lay: state.NewLayout(p.Blocks())}
 		others[i] = c
+		if o == actions.BoundOrder {
+			if c.err = r.guide(lim, c.in); c.err != nil {
+				continue
+			}
+		}
 		plan := func() { _, c.err = c.in.Run(c.lay, 0) }
 		if r.s.Search.WithDefaults().Workers > 1 {
 			wg.Go(plan)
@@ -114,30 +120,99 @@ func (r *run) starts(ctx context.Context) (search.Start, error) {
 	init, fb, err := actions.InitialPlan(ctx, p, r.model)
 	wg.Wait()
 	if err != nil {
-		return search.Start{}, err
+		return nil, err
 	}
 	cost := costmodel.Total(r.model, p, init)
 	r.res.Initial = Initial{Cost: cost, Fallback: fb}
 	workload := search.Start{Layout: init, Initializer: actions.NewInitializer(p), Model: r.model}
-	from, best, bestCost, found := workload, actions.WorkloadOrder, cost, false
+	best := walkStart{Start: workload, order: actions.WorkloadOrder, cost: cost}
+	var bound *walkStart
+	found := false
 	for i, o := range orders {
-		c, st := cost, workload
+		w := walkStart{Start: workload, order: o, cost: cost}
 		if o != actions.WorkloadOrder {
 			if others[i].err != nil {
 				continue // this order's initializer cannot place a block
 			}
-			c = costmodel.Total(r.model, p, others[i].lay)
-			st = search.Start{Layout: others[i].lay, Initializer: others[i].in, Model: r.model}
+			w.cost = costmodel.Total(r.model, p, others[i].lay)
+			w.Start = search.Start{Layout: others[i].lay, Initializer: others[i].in, Model: r.model}
 		}
-		if !found || c < bestCost {
-			best, bestCost, found = o, c, true
-			from = st
+		if o == actions.BoundOrder {
+			bound = &w
+		} else if !found || w.cost < best.cost {
+			best, found = w, true
 		}
 	}
-	// found is false when no order of Starts has a plan: the start is then
-	// cost.initial's.
-	r.res.Initial.Start, r.res.Initial.StartCost = best.Name(), bestCost
-	return from, nil
+	// found is false when no other order of Starts has a plan: the start
+	// is then cost.initial's, or the bound order's.
+	walks := []walkStart{best}
+	switch {
+	case bound != nil && !found:
+		walks = []walkStart{*bound}
+	case bound != nil && bound.cost < best.cost:
+		walks = []walkStart{*bound, best}
+	case bound != nil:
+		walks = append(walks, *bound)
+	}
+	r.res.Initial.Start, r.res.Initial.StartCost = walks[0].order.Name(), walks[0].cost
+	return walks, nil
+}
+
+// walkStart is a start of the search's walk: an initializer order's plan
+// and its cost.
+type walkStart struct {
+	search.Start
+	order actions.Order
+	cost  float64
+}
+
+// walks walks from each start in turn, each walk followed by repacking
+// (which can take a walk that ended higher below another: both are
+// repacked), while lim lasts (a walk after the limit fell is not begun),
+// and keeps the cheapest plan (the earlier's on a tie): Result.Initial's
+// Start, Search and Repack are its walk's; Initial.Walks lists them all.
+func (r *run) walks(lim context.Context, starts []walkStart) error {
+	base := r.s.Search.Progress
+	defer func() { r.s.Search.Progress = base }()
+	T := r.p.Prog.Timesteps()
+	type kept struct {
+		search *search.Result
+		repack *repack.Result
+		lay    *state.Layout
+		cost   float64
+	}
+	var best *kept
+	for i, st := range starts {
+		if i > 0 && lim.Err() != nil {
+			break // the limit fell in an earlier walk
+		}
+		if base != nil && len(starts) > 1 {
+			r.s.Search.Progress = func(pr search.Progress) {
+				pr.Timestep += i * T
+				pr.Steps = len(starts) * T
+				if i == 0 || pr.Timestep > i*T {
+					base(pr)
+				}
+			}
+		}
+		r.res.Repack = nil
+		if err := r.walk(lim, st.Start); err != nil {
+			return err
+		}
+		r.res.Times.Search += r.lap()
+		walked := r.cost
+		if err := r.repack(lim); err != nil {
+			return err
+		}
+		r.res.Times.Repack += r.lap()
+		r.res.Initial.Walks = append(r.res.Initial.Walks, Walked{Start: st.order.Name(), StartCost: st.cost, Walked: walked, Cost: r.cost})
+		if best == nil || r.cost < best.cost {
+			best = &kept{r.res.Search, r.res.Repack, r.lay, r.cost}
+			r.res.Initial.Start, r.res.Initial.StartCost = st.order.Name(), st.cost
+		}
+	}
+	r.res.Search, r.res.Repack, r.lay, r.cost = best.search, best.repack, best.lay, best.cost
+	return nil
 }
 
 // walk runs the search's walk from the start, until it converges or lim

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/repack"
@@ -51,6 +52,10 @@ type Result struct {
 	// Check is verify.Check's report on Plan: valid, with the costs it
 	// recomputed.
 	Check *verify.Report
+	// Bound is the whole-program bound (bounds.Whole, default options),
+	// if planning computed it: the search's bound start does, under the
+	// seed model. nil otherwise.
+	Bound *bounds.WholeBound
 }
 
 // Initial is the plan that cost.initial prices (FORMATS.md section 3,
@@ -68,6 +73,18 @@ type Initial struct {
 	// "" and 0 when the planner is not the search.
 	Start     string
 	StartCost float64
+	// Walks are the search's walks, in the order walked: from the
+	// cheapest start and from the bound order's (Settings.Starts); the
+	// plan is the cheapest walk's, after repacking.
+	Walks []Walked
+}
+
+// Walked is one walk of the search: from the plan of an initializer
+// order (its cost StartCost) to a plan of cost Walked, and Cost after
+// repacking.
+type Walked struct {
+	Start                   string
+	StartCost, Walked, Cost float64
 }
 
 // Times are the wall times of Plan's steps, back to back: they add up to

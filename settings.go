@@ -41,7 +41,10 @@ type Settings struct {
 	Search search.Settings
 	// Starts names the initializer orders the search may start from
 	// (actions.OrderNames): it starts from the cheapest of their plans,
-	// the earlier in the list on a tie, and re-plans in that plan's order.
+	// the earlier in the list on a tie, and re-plans in that plan's order;
+	// when the bound order ("bound") is listed and has a plan (the seed
+	// model's whole-program bound exists), it walks from that plan too,
+	// and keeps the cheaper end.
 	// The workload order's plan is the plan cost.initial prices: the
 	// fallback plan where the initializer cannot place a block. Another
 	// order whose initializer cannot place a block is left out (when no
@@ -80,8 +83,10 @@ const (
 )
 
 // DefaultStarts are the initializer orders the search starts from by
-// default: the workload's order (cost.initial's plan), then kind order.
-var DefaultStarts = []string{actions.WorkloadOrder.Name(), actions.KindOrder.Name()}
+// default: the workload's order (cost.initial's plan), kind order, and
+// the bound order (under the seed model; it has no plan under the
+// others).
+var DefaultStarts = []string{actions.WorkloadOrder.Name(), actions.KindOrder.Name(), actions.BoundOrder.Name()}
 
 // SettingError is a field of Settings that breaks its rule. Validate joins
 // one per bad field (errors.As finds the first).

@@ -40,6 +40,19 @@
 // search starts from it when it does. Among several reusable blocks a new
 // block could take over, the first in block order that fits wins.
 //
+// BoundOrder is KindOrder steered by a guide (SetGuide; hieropt's search
+// sets it from the whole-program bound's cheapest paths, under the seed
+// model): a level per block, and the load it implies, per level and
+// timestep, the footprints of the blocks guided there. A block goes to the
+// fastest level where it fits by rules 2-5 and where the load, with it,
+// stays within the capacity over its whole life; only where no level
+// passes that test does it follow its guide (its level, then slower, then
+// faster) wherever it fits. Each walk of the initializer (Run, the
+// search's re-planning) keeps the load of its own state: the blocks placed
+// elsewhere than their guide count in the level they are in, so
+// re-planning from any timestep gives the plan of a run from the start
+// (tested).
+//
 // # Read-only levels
 //
 // No action, initializer step or fallback plan copies a block into a

@@ -23,6 +23,8 @@ type Initializer struct {
 	NoReuse bool
 	ord     Order
 	order   [][]int32 // per timestep, the blocks created there in placement order
+	// guide, if not nil, steers the placements (SetGuide).
+	guide *guide
 	// tl is what only the timeline model needs (nil under the others).
 	tl *timelineInit
 }
@@ -54,6 +56,13 @@ const (
 	// ResidentHalfOrder is ResidentOrder with half that room for the
 	// resident constants.
 	ResidentHalfOrder
+	// BoundOrder is KindOrder guided by the whole-program bound
+	// (bounds.Whole's paths, set by SetGuide): each block is placed first
+	// in the level its path starts in, then in the slower ones, and only
+	// then in the faster ones; so blocks that the prices send to a slow
+	// level leave the fast levels to those that pay for them. Without a
+	// guide it is KindOrder.
+	BoundOrder
 )
 
 func (o Order) String() string {
@@ -64,6 +73,8 @@ func (o Order) String() string {
 		return "resident"
 	case ResidentHalfOrder:
 		return "resident-half"
+	case BoundOrder:
+		return "bound"
 	}
 	return "workload"
 }
@@ -201,7 +212,7 @@ func (in *Initializer) step(occ *state.Occupancy, v state.View, t int, w *lookba
 		return in.stepTimeline(occ, v, t, w)
 	}
 	for _, b := range in.order[t] {
-		pos, ok := in.Place(occ, v, int(b), t)
+		pos, ok := in.place(occ, v, int(b), t, w)
 		if !ok {
 			return in.infeasible(occ, int(b), t)
 		}
@@ -312,21 +323,30 @@ func (in *Initializer) Replay(occ *state.Occupancy, v state.View, t int) {
 // It does not record the placement in v (v is read for the positions of
 // blocks whose space b might reuse).
 func (in *Initializer) Place(occ *state.Occupancy, v state.View, b, t int) (state.Pos, bool) {
+	for l := 0; l < in.p.Levels(); l++ {
+		if pos, ok := in.placeIn(occ, v, b, l, t); ok {
+			return pos, true
+		}
+	}
+	return state.Pos{}, false
+}
+
+// placeIn puts block b, created at t, into level l by rules 2-5, if it
+// may go there and fits.
+func (in *Initializer) placeIn(occ *state.Occupancy, v state.View, b, l, t int) (state.Pos, bool) {
 	p := in.p
-	for l := 0; l < p.Levels(); l++ {
-		if !p.Allowed(b, l) || !MayEnter(p, b, l, t) {
-			continue
-		}
-		if !in.NoReuse {
-			if a, off, ok := in.reuseTarget(occ, v, b, l, t); ok {
-				occ.Reuse(a, b, l, off)
-				return state.Pos{Level: int32(l), Offset: off}, true
-			}
-		}
-		if off, ok := BestFit(occ, b, l); ok {
-			occ.Place(b, l, off)
+	if !p.Allowed(b, l) || !MayEnter(p, b, l, t) {
+		return state.Pos{}, false
+	}
+	if !in.NoReuse {
+		if a, off, ok := in.reuseTarget(occ, v, b, l, t); ok {
+			occ.Reuse(a, b, l, off)
 			return state.Pos{Level: int32(l), Offset: off}, true
 		}
+	}
+	if off, ok := BestFit(occ, b, l); ok {
+		occ.Place(b, l, off)
+		return state.Pos{Level: int32(l), Offset: off}, true
 	}
 	return state.Pos{}, false
 }

@@ -15,6 +15,8 @@ func (o Order) Doc() string {
 		return "timeline model: constants resident in the fastest level (no load), by saving per byte, in the room the other blocks' max-live leaves; then the kind order"
 	case ResidentHalfOrder:
 		return "timeline model: as resident, in half that room"
+	case BoundOrder:
+		return "seed model: the kind order, each block placed first in the level where the whole-program bound's cheapest path puts it at its first timestep, then slower, then faster levels"
 	}
 	return "the workload's block order: the seed's literal reading, and the plan cost.initial prices"
 }
@@ -23,7 +25,7 @@ func (o Order) Doc() string {
 var orders = registry.New[Order]("actions: initializer order")
 
 func init() {
-	orders.MustRegister(WorkloadOrder, KindOrder, ResidentOrder, ResidentHalfOrder)
+	orders.MustRegister(WorkloadOrder, KindOrder, ResidentOrder, ResidentHalfOrder, BoundOrder)
 }
 
 // LookupOrder returns the initializer order registered under name.

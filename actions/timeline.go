@@ -407,6 +407,7 @@ func (w *Walk) Step(occ *state.Occupancy, v state.View, t int) error {
 // copies the view has at timesteps [max(0, t - 2*Horizon), t-1] (once
 // collected), and the lateness simulation's buffers.
 type lookback struct {
+	guide guideLoad // the guide's load in this walk (see guide)
 	t     int
 	valid bool      // past holds the copies before t
 	past  []pending // in timestep order

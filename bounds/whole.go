@@ -56,10 +56,10 @@ import (
 
 // WholeOptions steer Whole.
 type WholeOptions struct {
-	// Iterations bounds the subgradient steps. Default: maxSteps (300),
-	// fewer on long programs, so that the steps visit at most DefaultWork states
-	// in all (each step visits every block's states once: its timesteps
-	// that matter times the levels).
+	// Iterations bounds the subgradient steps. Default:
+	// DefaultIterations, fewer on long programs, so that the steps visit
+	// at most DefaultWork states in all (each step visits every block's
+	// states once: its timesteps that matter times the levels).
 	Iterations int
 	// Upper is a known cost of a valid plan (say the plan being judged),
 	// the target of the steps; 0: the cost of planning nothing.
@@ -80,9 +80,11 @@ type WholeBound struct {
 	// Free is L(0): every block on its cheapest path with no capacity.
 	Free float64
 	// Rows counts the (level, timestep) capacity rows that can bind;
-	// Iterations the steps taken; Cuts the valid inequalities found and
-	// priced beside the rows (relax-and-cut).
-	Rows, Iterations, Cuts int
+	// Iterations the steps taken, of at most Limit (WholeOptions.
+	// Iterations, or the default: DefaultIterations, fewer on long
+	// programs); Cuts the valid inequalities found and priced beside the
+	// rows (relax-and-cut).
+	Rows, Iterations, Limit, Cuts int
 	// Paths, with WholeOptions.Paths, holds per block its cheapest path
 	// through the levels at the prices of the best bound: the stays in
 	// order of time, the first at the block's first timestep. The paths
@@ -98,10 +100,18 @@ type Stay struct {
 	Level int8
 }
 
+// DefaultIterations is the default number of steps, on programs short
+// enough for DefaultWork (up to 100,000 states). More steps gain little for
+// their time: the mean gap to the MILP's optimum on the 54 shipped pairs
+// where it solves is 0.22% with 300 steps, 0.20% with 400 (a third
+// slower).
+const DefaultIterations = 300
+
 // DefaultWork is the most states the default number of steps visits in
 // all (about a third of a second on the project's 2-core VM), one step at
-// least: maxSteps on most shipped pairs, a few on a 2,000-op generated program with capacities binding at most
-// timesteps (a looser bound, still valid).
+// least: DefaultIterations on most shipped pairs, a few on a 2,000-op
+// generated program with capacities binding at most timesteps (a looser
+// bound, still valid).
 const DefaultWork = 3e7
 
 // MaxStates bounds the problems Whole takes on: the sum over blocks of
@@ -133,9 +143,9 @@ func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOpti
 	}
 	w := newWhole(p, m, !o.Linear)
 	if o.Iterations <= 0 {
-		o.Iterations = max(1, min(maxSteps, int(DefaultWork/max(w.states, 1))))
+		o.Iterations = max(1, min(DefaultIterations, int(DefaultWork/max(w.states, 1))))
 	}
-	res := &WholeBound{Rows: len(w.rows)}
+	res := &WholeBound{Rows: len(w.rows), Limit: o.Iterations}
 	y := make([]float64, len(w.rows))
 	val, g := w.eval(y, nil)
 	res.Free, res.Cost = val, val
@@ -214,12 +224,6 @@ const deflection = 0.7
 // first steps bring the prices near the linear relaxation's, whose paths
 // break the cuts that matter.
 const cutStart = 0.2
-
-// maxSteps is the default number of steps where DefaultWork allows it
-// (programs of up to 100,000 states). More steps gain little for their
-// time: the mean gap to the MILP's optimum on the 54 shipped pairs where
-// it solves is 0.22% with 300 steps, 0.20% with 400 (a third slower).
-const maxSteps = 300
 
 // stallSteps is how many steps without a better bound halve the step
 // size: the cuts, new prices each, need more patience than the rows (mean

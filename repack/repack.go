@@ -97,6 +97,7 @@ type Stats struct {
 	Cut        int   // levels where insertions stopped at Settings.MaxVisits
 	Promoted   int   // candidates accepted
 	Inserted   int   // of those, put into free space without repacking
+	Exchanged  int   // blocks sent to a slower level to make room for one (see exchange)
 	Merged     int   // transfers dropped: a block's consecutive segments in a level ended at the same offset
 	Nodes      int64 // branch-and-bound nodes over all packings
 	Time       time.Duration
@@ -218,6 +219,7 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 	// A candidate without room at some timestep never gets any: l only
 	// gets fuller.
 	screened := map[candKey]bool{}
+	exchanging, exchanged := false, map[candKey]bool{}
 	packings := 0
 	tooLarge := false
 	var visits int64 // by insertions in l
@@ -248,6 +250,19 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 				return false
 			}
 			k := candKey{c.b, c.from, c.to}
+			if exchanging && screened[k] && !exchanged[k] && !touched[c.b] && packings < r.cfg.Packings && len(ls.its) <= r.cfg.MaxBuffers {
+				// Room may be made: blocks of l sent down (exchange.go).
+				exchanged[k] = true
+				before := r.stats.Packings
+				done := r.exchange(ctx, l, c, ls.its)
+				packings += r.stats.Packings - before
+				if done {
+					clear(noInsert)
+					accepted = true
+					break // l changed: recompute
+				}
+				continue
+			}
 			if touched[c.b] || screened[k] || noInsert[k] && noPack[k] {
 				continue
 			}
@@ -324,7 +339,13 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 			}
 		}
 		if !accepted {
-			return true
+			if exchanging || r.pr != nil {
+				return true
+			}
+			// Converged: now the screened candidates, by exchange, each
+			// change lowering the cost of what the passes left (so the
+			// level ends no costlier than without exchanges).
+			exchanging = true
 		}
 	}
 }

@@ -320,6 +320,7 @@ func (sr *searcher) replan(child *state.Overlay, occ *state.Occupancy, parent *s
 	// parent's; it stays small, so a slice beats a map.
 	var buf [16]int32
 	diff := buf[:0]
+	w := sr.in.NewWalk()
 	for _, b := range acted {
 		if p.Block(b).Last > t {
 			diff = append(diff, int32(b))
@@ -340,7 +341,7 @@ func (sr *searcher) replan(child *state.Overlay, occ *state.Occupancy, parent *s
 		steps++
 		for _, ci := range sr.in.Order(u) {
 			c := int(ci)
-			pos, placed := sr.in.Place(occ, child, c, u)
+			pos, placed := w.Place(occ, child, c, u)
 			if !placed {
 				return 0, steps, false
 			}

@@ -292,7 +292,7 @@ func (a *app) benchOne(prog *workload.Program, prof *hw.Profile, o *benchOptions
 	}
 	row.status = "valid"
 	row.bound = math.NaN()
-	if cb, err := costBoundOf(p, res.Model.Name()); err == nil {
+	if cb, err := costBoundWith(context.Background(), p, res.Model.Name(), res.Bound); err == nil {
 		row.bound = cb.Cost
 	}
 	row.transfers = res.Layout.Transfers()

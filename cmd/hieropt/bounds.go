@@ -195,6 +195,13 @@ func costBoundOf(p *state.Problem, model string) (*costBound, error) {
 // costBoundCtx is costBoundOf whose whole-program bound stops when ctx
 // ends (the bound is then looser, still valid).
 func costBoundCtx(ctx context.Context, p *state.Problem, model string) (*costBound, error) {
+	return costBoundWith(ctx, p, model, nil)
+}
+
+// costBoundWith is costBoundCtx with the whole-program bound known
+// already, if known is not nil (hieropt.Result.Bound: planning computed
+// it for the search's bound start, with the same options).
+func costBoundWith(ctx context.Context, p *state.Problem, model string, known *bounds.WholeBound) (*costBound, error) {
 	cb := &costBound{Model: model, unit: hw.Units(p.HW.TimeUnit), steps: p.Prog.Timesteps()}
 	if model == verify.TimelineModel {
 		tl, err := bounds.Timeline(p)
@@ -215,7 +222,11 @@ func costBoundCtx(ctx context.Context, p *state.Problem, model string) (*costBou
 	cb.Cost, cb.None, cb.Access = b.Cost, bounds.NoPlanning(p, m), b
 	// The whole-program bound, where it models the prices: the better
 	// of the two is the bound.
-	if wb, err := bounds.Whole(ctx, p, m, bounds.WholeOptions{}); err == nil {
+	wb, err := known, error(nil)
+	if wb == nil {
+		wb, err = bounds.Whole(ctx, p, m, bounds.WholeOptions{})
+	}
+	if err == nil {
 		cb.Whole = wb
 		cb.Cost = max(cb.Cost, wb.Cost)
 	} else if !errors.Is(err, bounds.ErrNotSeparable) && !errors.Is(err, bounds.ErrTooLarge) {

@@ -431,7 +431,7 @@ func strategies() string {
 		names, docs = append(names, o.Name()), append(docs, o.Doc())
 	}
 	b.WriteString("\n")
-	section("Initializer orders the search starts from (the cheapest plan;\n--initial-only: workload alone)", names, docs)
+	section("Initializer orders the search starts from (the cheapest plan, and\nthe bound order's too where it has one; --initial-only: workload alone)", names, docs)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 

@@ -201,6 +201,9 @@ func reportSearchSettings(s *hieropt.Settings, r *hieropt.Result, elapsed time.D
 		st := r.Search.Stats
 		add("status", r.Status.String())
 		add("start", fmt.Sprintf("the initializer in %s order (%s)", r.Initial.Start, fmtCost(r.Initial.StartCost)))
+		if len(r.Initial.Walks) > 1 {
+			add("walks", describeWalks(r.Initial.Walks, r.Initial.Start))
+		}
 		add("timesteps visited", strconv.Itoa(st.Timesteps))
 		add("timesteps skipped", strconv.Itoa(st.Skipped))
 		add("segments committed", strconv.Itoa(st.Commits))

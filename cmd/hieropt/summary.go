@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -45,7 +46,11 @@ type summary struct {
 // costBound is the cost bound under the plan's model, its whole-program
 // part cut at the command's deadline, if it has one.
 func (s *summary) costBound() (*costBound, error) {
-	return costBoundCtx(s.boundCtx(), s.p, s.model.Name())
+	var known *bounds.WholeBound
+	if s.search != nil {
+		known = s.search.Bound
+	}
+	return costBoundWith(s.boundCtx(), s.p, s.model.Name(), known)
 }
 
 // boundCtx ends at the command's deadline, if it has one: the
@@ -114,6 +119,9 @@ func (s *summary) write(w io.Writer) {
 		st, in := r.Search.Stats, r.Initial
 		if in.Start != actions.WorkloadOrder.Name() {
 			fmt.Fprintf(w, "start      the initializer in %s order: %s %s (%s)\n", in.Start, fmtCost(in.StartCost), unit, fmtReduction(in.Cost, in.StartCost))
+		}
+		if len(in.Walks) > 1 {
+			fmt.Fprintf(w, "walks      %s\n", describeWalks(in.Walks, in.Start))
 		}
 		fmt.Fprintf(w, "search     %s after %d of %d timesteps; %s committed\n", r.Status, st.Timesteps, p.Prog.Timesteps(), plural(st.Commits, "segment"))
 		fmt.Fprintf(w, "actions    tried/candidates/committed:")
@@ -237,6 +245,7 @@ func (s *summary) writeJSON(w io.Writer) error {
 		Commits     int               `json:"segments_committed"`
 		Start       string            `json:"start"`
 		StartCost   float64           `json:"start_cost"`
+		Walks       []walkJSON        `json:"walks,omitempty"`
 		Actions     map[string]action `json:"actions"`
 		Replans     int               `json:"replans"`
 		ReplanSteps int64             `json:"timesteps_replanned"`
@@ -316,6 +325,11 @@ func (s *summary) writeJSON(w io.Writer) error {
 			Start: r.Initial.Start, StartCost: r.Initial.StartCost, Actions: map[string]action{},
 			Replans: st.Replans, ReplanSteps: st.ReplanSteps,
 			InitSeconds: r.Times.Initial.Seconds(), Seconds: r.Times.Search.Seconds()}
+		if len(r.Initial.Walks) > 1 {
+			for _, wk := range r.Initial.Walks {
+				sj.Walks = append(sj.Walks, walkJSON{wk.Start, wk.StartCost, wk.Walked, wk.Cost})
+			}
+		}
 		acts := s.settings.Search.WithDefaultsFor(r.Problem).Actions
 		for k := actions.Kind(0); k < actions.NumKinds; k++ {
 			if acts[k] {
@@ -341,4 +355,32 @@ func (s *summary) writeJSON(w io.Writer) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", data)
 	return err
+}
+
+// walkJSON is one of the search's walks in the JSON summary.
+type walkJSON struct {
+	Start     string  `json:"start"`
+	StartCost float64 `json:"start_cost"`
+	Walked    float64 `json:"walked_cost"`
+	Cost      float64 `json:"cost"`
+}
+
+// describeWalks says where the search's walks started and ended (and
+// where repacking took each), in the order walked, and which gave the
+// plan (the cheapest, the earlier on a tie): "kind order 87368083.25 ->
+// 28264270.25, repacked 27422809.88 (the plan); bound order 32309623.25 ->
+// 30863030.25, repacked 30767641.25".
+func describeWalks(ws []hieropt.Walked, plan string) string {
+	var parts []string
+	for _, w := range ws {
+		d := fmt.Sprintf("%s order %s -> %s", w.Start, fmtCost(w.StartCost), fmtCost(w.Walked))
+		if w.Cost != w.Walked {
+			d += ", repacked " + fmtCost(w.Cost)
+		}
+		if w.Start == plan {
+			d += " (the plan)"
+		}
+		parts = append(parts, d)
+	}
+	return strings.Join(parts, "; ")
 }
