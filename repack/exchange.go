@@ -26,8 +26,9 @@ import (
 // victims greedily: while some timestep of the run is over the capacity
 // with the candidate in l, among the blocks placed once, for their whole
 // life, in l, alone (no reuse chain), alive at the timestep most over,
-// the one that loses least per byte goes to the slowest level it may use,
-// at the lowest offset free there over its life. If what they lose is
+// the one that loses least per byte goes to the fastest slower level with
+// room for it over its life (as the layout is; else a slower one), at the
+// lowest offset free there. If what they lose is
 // less than the candidate saves, l is packed with the candidate and
 // without them (the packer, as for any candidate, under the node
 // budget); the change is kept only if the layout's cost falls. It counts
@@ -67,22 +68,29 @@ func (r *repacker) exchange(ctx context.Context, l int, c candidate, its []item)
 		if b == c.b {
 			continue
 		}
-		slow := -1
-		for m := p.Levels() - 1; m > l; m-- {
-			if p.Allowed(b, m) {
+		// The fastest slower level with room for it over its life, as the
+		// layout is (the slowest it may use at worst).
+		seg := r.lay.Segs[b][0]
+		slow, loss := -1, 0.0
+		for m := l + 1; m < p.Levels(); m++ {
+			if !p.Allowed(b, m) {
+				continue
+			}
+			if _, ok := r.freeAt(m, p.Block(b).First, r.segEnd(b, 0), p.Foot(b, m), p.Align(b, m), nil); ok || slow < 0 {
 				slow = m
-				break
+				down := state.Seg{From: seg.From, Level: int32(m), Lead: seg.Lead}
+				if m == p.Home(b) {
+					down.Lead = 0
+				}
+				loss = r.model.BlockCost(p, b, []state.Seg{down}) - r.model.BlockCost(p, b, r.lay.Segs[b])
+				if ok {
+					break
+				}
 			}
 		}
 		if slow < 0 {
 			continue
 		}
-		seg := r.lay.Segs[b][0]
-		down := state.Seg{From: seg.From, Level: int32(slow), Lead: seg.Lead}
-		if slow == p.Home(b) {
-			down.Lead = 0
-		}
-		loss := r.model.BlockCost(p, b, []state.Seg{down}) - r.model.BlockCost(p, b, r.lay.Segs[b])
 		cands = append(cands, victim{k: k, b: b, loss: loss / float64(it.size), to: slow})
 	}
 	slices.SortStableFunc(cands, func(x, y victim) int { return cmp.Compare(x.loss, y.loss) })
@@ -133,15 +141,25 @@ func (r *repacker) exchange(ctx context.Context, l int, c candidate, its []item)
 	changed := map[int][]state.Seg{}
 	for _, v := range chosen {
 		seg := r.lay.Segs[v.b][0]
-		off, ok := r.freeAt(v.to, p.Block(v.b).First, r.segEnd(v.b, 0), p.Foot(v.b, v.to), p.Align(v.b, v.to), changed)
-		if !ok {
+		placed := false
+		for m := v.to; m < p.Levels() && !placed; m++ {
+			if !p.Allowed(v.b, m) {
+				continue
+			}
+			off, ok := r.freeAt(m, p.Block(v.b).First, r.segEnd(v.b, 0), p.Foot(v.b, m), p.Align(v.b, m), changed)
+			if !ok {
+				continue
+			}
+			down := state.Seg{From: seg.From, Level: int32(m), Offset: off, Lead: seg.Lead}
+			if m == p.Home(v.b) {
+				down.Lead = 0
+			}
+			changed[v.b] = []state.Seg{down}
+			placed = true
+		}
+		if !placed {
 			return false
 		}
-		down := state.Seg{From: seg.From, Level: int32(v.to), Offset: off, Lead: seg.Lead}
-		if v.to == p.Home(v.b) {
-			down.Lead = 0
-		}
-		changed[v.b] = []state.Seg{down}
 	}
 	// l packed without them, with the candidate.
 	gone := map[int]bool{}
