@@ -24,6 +24,14 @@
 // them costs, so it is optimistic; where every accessed block can sit in
 // its cheapest level at every timestep, it is exact.
 //
+// # The whole program
+//
+// Whole bounds the cost of every plan of the whole program at once (blocks
+// persist and pay their moves): a Lagrangian relaxation of the capacities
+// whose subproblems are each block's cheapest path through the levels,
+// lifted above its linear relaxation by pricing valid inequalities of the
+// integer model too (relax-and-cut). whole.go and cuts.go explain it.
+//
 // # The timeline model
 //
 // Under the timeline model (FORMATS.md section 6) a plan's cost is the

@@ -2,8 +2,12 @@ package bounds_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,7 +26,8 @@ import (
 // bruteForce returns the optimum of the model the whole-program bound
 // relaxes (R, in bounds/whole.go): every assignment of the live blocks to
 // levels at every timestep, within each level's capacity (a reusable block
-// counts no bytes at its last timestep), reads and writes priced by the
+// shares at most its footprint with the reuse partners in its level at its
+// last timestep), reads and writes priced by the
 // level, out+in per change of level, first placements free; by dynamic
 // programming over timesteps. ok is false when no assignment fits.
 func bruteForce(p *state.Problem, m costmodel.Model) (float64, bool) {
@@ -43,11 +48,11 @@ func bruteForce(p *state.Problem, m costmodel.Model) (float64, bool) {
 			access[b][l] = mt
 		}
 	}
-	type state struct {
+	type node struct {
 		lv   map[int]int // block -> level
 		cost float64
 	}
-	var prev []state
+	var prev []node
 	for t := 0; t < T; t++ {
 		var live []int
 		for b := 0; b < p.Blocks(); b++ {
@@ -55,7 +60,7 @@ func bruteForce(p *state.Problem, m costmodel.Model) (float64, bool) {
 				live = append(live, b)
 			}
 		}
-		var cur []state
+		var cur []node
 		assign := make([]int, len(live))
 		var rec func(i int)
 		rec = func(i int) {
@@ -74,10 +79,23 @@ func bruteForce(p *state.Problem, m costmodel.Model) (float64, bool) {
 			for k, b := range live {
 				l := assign[k]
 				lv[b] = l
-				if blk := p.Block(b); !blk.Reusable || blk.Last != t {
-					use[l] += p.Foot(b, l)
-				}
+				use[l] += p.Foot(b, l)
 				c += access[b][l][t]
+			}
+			// A reusable block ending at t shares at most its footprint
+			// with the blocks in its level that may take over its space,
+			// or whose space it may take, at t (state.ReusePair).
+			for k, a := range live {
+				if blk := p.Block(a); !blk.Reusable || blk.Last != t {
+					continue
+				}
+				var partners int64
+				for k2, b := range live {
+					if b != a && assign[k2] == assign[k] && state.ReusePair(p, a, b, t) {
+						partners += p.Foot(b, assign[k])
+					}
+				}
+				use[assign[k]] -= min(p.Foot(a, assign[k]), partners)
 			}
 			for l := 0; l < L; l++ {
 				if use[l] > p.HW.Levels[l].Capacity {
@@ -99,7 +117,7 @@ func bruteForce(p *state.Problem, m costmodel.Model) (float64, bool) {
 				best = math.Min(best, mv)
 			}
 			if !math.IsInf(best, 1) {
-				cur = append(cur, state{lv, best + c})
+				cur = append(cur, node{lv, best + c})
 			}
 		}
 		rec(0)
@@ -239,4 +257,75 @@ func TestWholePaths(t *testing.T) {
 	}
 	require.Positive(t, free)
 	require.Positive(t, priced)
+}
+
+// Relax-and-cut lifts the bound above the linear relaxation of R (the
+// bound of WholeOptions.Linear) on small programs whose fast level holds
+// about two of their blocks, and never above R's optimum (brute force).
+func TestWholeCutsAboveLinear(t *testing.T) {
+	m, _ := costmodel.Lookup("seed003")
+	lim := fuzzcheck.Limits{Ops: 6, Blocks: 6, Levels: 2}
+	checked, above := 0, 0
+	for i := 0; i < 600; i++ {
+		prog, prof := fuzzcheck.Problem(rand.New(rand.NewPCG(1813, uint64(i))), lim)
+		if len(prof.Levels) < 2 {
+			continue
+		}
+		// Room for about two blocks of three sizes in the fastest
+		// level: whole blocks fill it less than a split one would.
+		sizes := make([]int64, 0, len(prog.Blocks))
+		for _, b := range prog.Blocks {
+			sizes = append(sizes, b.Size)
+		}
+		slices.Sort(sizes)
+		prof.Levels[0].Capacity = min(prof.Levels[0].Capacity, sizes[len(sizes)-1]+sizes[len(sizes)/2]-1)
+		p, err := state.Bind(prog, prof, "test")
+		if err != nil {
+			continue
+		}
+		opt, ok := bruteForce(p, m)
+		if !ok {
+			continue
+		}
+		lin, err := bounds.Whole(context.Background(), p, m, bounds.WholeOptions{Upper: opt, Linear: true, Iterations: 2000})
+		require.NoError(t, err)
+		w, err := bounds.Whole(context.Background(), p, m, bounds.WholeOptions{Upper: opt})
+		require.NoError(t, err)
+		require.LessOrEqual(t, w.Cost, opt+1e-9*math.Abs(opt), "program %d", i)
+		require.LessOrEqual(t, lin.Cost, opt+1e-9*math.Abs(opt), "program %d", i)
+		checked++
+		if w.Cost > lin.Cost+1e-6*math.Abs(opt) {
+			above++
+		}
+	}
+	require.Greater(t, checked, 100)
+	require.Positive(t, above, "the cuts never lifted the bound above the linear relaxation's")
+	t.Logf("%d programs, the bound above the linear relaxation's (%d steps) on %d", checked, 2000, above)
+}
+
+// BenchmarkWhole: the whole-program bound with its default steps, with
+// cuts and at the linear relaxation only (WholeOptions.Linear), on a few
+// shipped pairs (seed-model copies).
+func BenchmarkWhole(b *testing.B) {
+	m, _ := costmodel.Lookup("seed003")
+	want := map[string]bool{"resnet50-int8/ethos-u55-seed003": true, "squeezenet1_1-int8/h100-sm-seed003": true,
+		"gpt2-small-like-int8/tpu-v4-core-seed003": true, "mobilenet_v2-int8/ethos-u65-seed003": true}
+	for _, p := range testprog.ShippedPairs(b, "..") {
+		name := strings.TrimSuffix(filepath.Base(p.Prog.Name), ".json") + "/" + p.HW.Name
+		if !want[name] {
+			continue
+		}
+		for _, linear := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/linear=%v", name, linear), func(b *testing.B) {
+				var w *bounds.WholeBound
+				for i := 0; i < b.N; i++ {
+					var err error
+					w, err = bounds.Whole(context.Background(), p, m, bounds.WholeOptions{Linear: linear})
+					require.NoError(b, err)
+				}
+				b.ReportMetric(w.Cost, "bound")
+				b.ReportMetric(float64(w.Iterations), "steps")
+			})
+		}
+	}
 }
