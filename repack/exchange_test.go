@@ -58,3 +58,39 @@ func TestExchange(t *testing.T) {
 	assert.Zero(t, res.Stats.Exchanged)
 	assert.True(t, res.Layout.Equal(lay))
 }
+
+// Two blocks read often sit in the slow level; each alone saves less than
+// the block that takes the fast level's room would lose, together more:
+// repacking sends that block down and promotes both (groupExchange).
+func TestGroupExchange(t *testing.T) {
+	prog := testprog.New("p", 4).
+		Block("x", 128, "activation", 0, 3, testprog.Writes(0), testprog.Reads(1, 2, 3)).
+		Block("y", 128, "activation", 0, 3, testprog.Writes(0), testprog.Reads(1, 2, 3)).
+		Block("v", 256, "activation", 0, 3, testprog.Writes(0), testprog.Reads(1, 2)).
+		Program()
+	prof := testprog.Profile("hw",
+		testprog.Level{Name: "FAST", Capacity: 256, Align: 16, Latency: 1, Bandwidth: 8},
+		testprog.Level{Name: "SLOW", Capacity: 4096, Align: 16, Latency: 10, Bandwidth: 1})
+	p := testprog.Bind(prog, prof)
+	m := costmodel.Seed003{}
+	lay := &state.Layout{Segs: [][]state.Seg{
+		{{From: 0, Level: 1, Offset: 0}},
+		{{From: 0, Level: 1, Offset: 128}},
+		{{From: 0, Level: 0, Offset: 0}},
+	}}
+	at := func(b int, l int32) float64 {
+		return m.BlockCost(p, b, []state.Seg{{From: 0, Level: l}})
+	}
+	saveX, loseV := at(0, 1)-at(0, 0), at(2, 1)-at(2, 0)
+	require.Less(t, saveX, loseV, "one alone does not pay")
+	require.Greater(t, 2*saveX, loseV, "both together do")
+	res, err := repack.Run(context.Background(), p, lay, &repack.Settings{Check: true})
+	require.NoError(t, err)
+	require.NoError(t, res.Layout.CheckComplete(p))
+	_, err = state.OccupancyAt(p, res.Layout, p.Prog.Timesteps()-1)
+	require.NoError(t, err)
+	assert.Equal(t, int32(0), res.Layout.Segs[0][0].Level, "x promoted")
+	assert.Equal(t, int32(0), res.Layout.Segs[1][0].Level, "y promoted")
+	assert.Equal(t, int32(1), res.Layout.Segs[2][0].Level, "v sent down")
+	assert.InDelta(t, costmodel.Total(m, p, lay)-2*saveX+loseV, res.Cost, 1e-9)
+}

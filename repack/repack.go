@@ -219,7 +219,7 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 	// A candidate without room at some timestep never gets any: l only
 	// gets fuller.
 	screened := map[candKey]bool{}
-	exchanging, exchanged := false, map[candKey]bool{}
+	exchanging, exchanged, grouped := false, map[candKey]bool{}, false
 	packings := 0
 	tooLarge := false
 	var visits int64 // by insertions in l
@@ -340,6 +340,13 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 				accepted = true
 				break // every offset in l may have moved: recompute
 			}
+		}
+		if !accepted && exchanging && !grouped && r.pr == nil && packings < r.cfg.Packings && len(ls.its) <= r.cfg.MaxBuffers {
+			// Last, many screened candidates at once (exchange.go).
+			grouped = true
+			before := r.stats.Packings
+			accepted = r.groupExchange(ctx, l, cands, ls)
+			packings += r.stats.Packings - before
 		}
 		if !accepted {
 			if exchanging || r.pr != nil {
