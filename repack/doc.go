@@ -60,6 +60,12 @@
 //     screens are cheap and do not count), and none in a level with more
 //     than Settings.MaxBuffers buffers.
 //
+// Under the seed model the candidates also include heads (splits): a
+// block placed once in a slower level may go into l from its first
+// timestep to one of its accesses only, and back to its old place by a
+// transfer after it (a residual activation written, read at once, then
+// read again ten ops later).
+//
 // When a pass accepts nothing more, under the seed model, the level gets
 // one more kind of change: exchange (exchange.go). A candidate the
 // max-live screen ruled out may still pay if room is made for it: blocks

@@ -341,7 +341,7 @@ func (r *repacker) swapIn(ctx context.Context, l int, promote []candidate, chose
 	}
 	for x, c := range promote {
 		cs := segsOf(c.b)
-		changed[c.b] = replaceRun(nil, cs, c.i, c.j, r.runSeg(c.b, cs, c.i, l, sol.Offsets[len(rest)+x]))
+		changed[c.b] = r.promoted(c, cs, l, sol.Offsets[len(rest)+x])
 	}
 	ids := make([]int, 0, len(changed))
 	for b := range changed {

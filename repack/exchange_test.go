@@ -94,3 +94,32 @@ func TestGroupExchange(t *testing.T) {
 	assert.Equal(t, int32(1), res.Layout.Segs[2][0].Level, "v sent down")
 	assert.InDelta(t, costmodel.Total(m, p, lay)-2*saveX+loseV, res.Cost, 1e-9)
 }
+
+// A block written and read at once and read again after a wait, placed in
+// the slow level for its life because the fast level is taken during the
+// wait: repacking puts its head in the fast level and sends it down by a
+// transfer after its first read (a split candidate).
+func TestSplit(t *testing.T) {
+	prog := testprog.New("p", 6).
+		Block("r", 200, "activation", 0, 5, testprog.Writes(0), testprog.Reads(1, 5)).
+		Block("z", 200, "activation", 2, 4, testprog.Writes(2), testprog.Reads(3, 4)).
+		Program()
+	prof := testprog.Profile("hw",
+		testprog.Level{Name: "FAST", Capacity: 256, Align: 16, Latency: 1, Bandwidth: 8},
+		testprog.Level{Name: "SLOW", Capacity: 4096, Align: 16, Latency: 10, Bandwidth: 1})
+	p := testprog.Bind(prog, prof)
+	m := costmodel.Seed003{}
+	lay := &state.Layout{Segs: [][]state.Seg{
+		{{From: 0, Level: 1, Offset: 0}},
+		{{From: 2, Level: 0, Offset: 0}},
+	}}
+	res, err := repack.Run(context.Background(), p, lay, &repack.Settings{Check: true})
+	require.NoError(t, err)
+	require.NoError(t, res.Layout.CheckComplete(p))
+	_, err = state.OccupancyAt(p, res.Layout, p.Prog.Timesteps()-1)
+	require.NoError(t, err)
+	assert.Equal(t, []state.Seg{{From: 0, Level: 0, Offset: 0}, {From: 2, Level: 1, Offset: 0}}, res.Layout.Segs[0], "r: FAST for its write and first read, then SLOW")
+	assert.Equal(t, lay.Segs[1], res.Layout.Segs[1], "z stays")
+	assert.Less(t, res.Cost, costmodel.Total(m, p, lay))
+	assert.Equal(t, 1, res.Layout.Transfers())
+}

@@ -206,6 +206,11 @@ type candidate struct {
 	i, j     int
 	from, to int
 	saving   float64
+	// split, if not 0, makes the candidate a head: the block (placed once,
+	// in a slower level) goes into l for [from, to] only and back to its
+	// segment's level and offset at timestep split = to+1, by a transfer
+	// (see splits).
+	split int32
 }
 
 type candKey struct{ b, from, to int }
@@ -425,6 +430,7 @@ func (r *repacker) candidates(l int) []candidate {
 			i = next
 		}
 	}
+	out = append(out, r.splits(l)...)
 	slices.SortStableFunc(out, func(x, y candidate) int {
 		if c := cmp.Compare(y.saving, x.saving); c != 0 {
 			return c
@@ -432,8 +438,61 @@ func (r *repacker) candidates(l int) []candidate {
 		if c := cmp.Compare(x.b, y.b); c != 0 {
 			return c
 		}
-		return cmp.Compare(x.from, y.from)
+		if c := cmp.Compare(x.from, y.from); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.to, y.to)
 	})
+	return out
+}
+
+// splits returns the split candidates for level l (seed model only): a
+// block placed once, for its whole life, in a slower level it may be
+// copied into, may go into l from its first timestep to one of its
+// accesses and back down after it by a transfer, when that saves: a
+// residual connection's activation, written and read at once and read
+// again ten ops later, is cheaper written and first read in SRAM and sent
+// to flash for the wait (the optimum of resnet50-fp32 on the Ethos-U55
+// copy does this for five of them) than kept in flash, and SRAM has no
+// room for it over the wait.
+func (r *repacker) splits(l int) []candidate {
+	p := r.p
+	if r.pr != nil {
+		return nil
+	}
+	var out []candidate
+	for b, segs := range r.lay.Segs {
+		if len(segs) != 1 || int(segs[0].Level) <= l || !p.Allowed(b, l) || !p.CopyInto(int(segs[0].Level)) || segs[0].IsResident() {
+			continue
+		}
+		blk := p.Block(b)
+		var ats []int
+		ats = append(ats, blk.Reads...)
+		ats = append(ats, blk.Writes...)
+		slices.Sort(ats)
+		ats = slices.Compact(ats)
+		for _, k := range ats {
+			if k < blk.First || k >= blk.Last {
+				continue
+			}
+			c := candidate{b: b, i: 0, j: 0, from: int(segs[0].OccStart()), to: k, split: int32(k + 1)}
+			c.saving = r.model.BlockCost(p, b, segs) - r.model.BlockCost(p, b, r.promoted(c, segs, l, 0))
+			if c.saving > 0 {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// promoted returns block c.b's segments segs with the candidate's run in
+// level l at offset off (and, for a split candidate, its tail after).
+func (r *repacker) promoted(c candidate, segs []state.Seg, l int, off int64) []state.Seg {
+	out := replaceRun(nil, segs, c.i, c.j, r.runSeg(c.b, segs, c.i, l, off))
+	if c.split != 0 {
+		tail := state.Seg{From: c.split, Level: segs[c.i].Level, Offset: segs[c.i].Offset}
+		out = slices.Insert(out, c.i+1, tail)
+	}
 	return out
 }
 
@@ -927,7 +986,7 @@ func (r *repacker) probe(l int, c candidate, o others, scratch *[]state.Gap) ins
 		return ins
 	}
 	old := r.lay.Segs[c.b]
-	segs := replaceRun(nil, old, c.i, c.j, r.runSeg(c.b, old, c.i, l, off))
+	segs := r.promoted(c, old, l, off)
 	var delta float64
 	if r.pr == nil {
 		delta = r.model.BlockCost(p, c.b, segs) - r.model.BlockCost(p, c.b, old)
@@ -993,7 +1052,7 @@ func (r *repacker) try(ctx context.Context, l int, c candidate, its []item) bool
 		}
 	}
 	cs := segsOf(c.b)
-	changed[c.b] = replaceRun(nil, cs, c.i, c.j, r.runSeg(c.b, cs, c.i, l, sol.Offsets[len(its)]))
+	changed[c.b] = r.promoted(c, cs, l, sol.Offsets[len(its)])
 	var delta float64
 	merged := 0
 	ids := make([]int, 0, len(changed))
