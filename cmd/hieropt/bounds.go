@@ -271,8 +271,8 @@ func (cb *costBound) write(w io.Writer) {
 	}
 	if wb := cb.Whole; wb != nil && wb.Cost > cb.Access.Cost {
 		fmt.Fprintf(w, "cost bound   %s %s (%s: the better of the two below)\n", fmtCost(cb.Cost), cb.unit, cb.how())
-		fmt.Fprintf(w, "  whole      %s %s (whole program: blocks persist and pay their moves; capacities priced, %d rows, %d steps; without prices %s)\n",
-			fmtCost(wb.Cost), cb.unit, wb.Rows, wb.Iterations, fmtCost(wb.Free))
+		fmt.Fprintf(w, "  whole      %s %s (whole program: blocks persist and pay their moves; capacities priced, %d rows, %s, %d steps; without prices %s)\n",
+			fmtCost(wb.Cost), cb.unit, wb.Rows, plural(wb.Cuts, "cut"), wb.Iterations, fmtCost(wb.Free))
 		fmt.Fprintf(w, "  per step   %s %s (%s)\n", fmtCost(cb.Access.Cost), cb.unit, lps)
 	} else {
 		fmt.Fprintf(w, "cost bound   %s %s (%s)\n", fmtCost(cb.Cost), cb.unit, lps)
