@@ -82,10 +82,12 @@
 // The passes go on after an accepted exchange. Every change lowers the
 // cost of what the passes had reached, so a level never ends costlier
 // than without exchanges (the plan after the search's walks may still
-// differ elsewhere). On the 82 shipped seed-model pairs the plans end
-// 1.72% above the whole-program bound on average, against 2.07% without
-// (mobilenet_v2-int8 on the Ethos-U55 copy: 5.3% less, within 25 cycles
-// of the optimum the MILP tool proves).
+// differ elsewhere). On the 82 shipped seed-model pairs the plans ended
+// 1.72% above the whole-program bound on average with single exchanges,
+// against 2.07% without (mobilenet_v2-int8 on the Ethos-U55 copy: 5.3%
+// less, within 25 cycles of the optimum the MILP tool proves); group
+// exchanges and heads took them (with a tighter bound) from 0.82% to
+// 0.67%.
 //
 // # Cost on long programs
 //
@@ -173,10 +175,11 @@
 // # Measured
 //
 // After the search, on the 82 pairs of shipped workloads and built-in
-// profiles that fit (seed-model copies): 57 plans improve, none gets
+// profiles that fit (seed-model copies): 60 plans improve, none gets
 // worse, and the mean reduction against the initializer's cost goes from
-// 19.81% to 20.15% (hieropt bench --format grid with and without
-// --repack 0; with exchange and the search's two walks, each repacked).
+// 19.81% to 20.24% (hieropt bench --format grid with and without
+// --repack 0; with heads, exchanges and the search's two walks, each
+// repacked).
 // When this was measured first, before exchange and the bound start: 45
 // plans, 18.81% to 19.12% (resnet50-fp32 on TPU v4 from 66.2% to 69.0%,
 // squeezenet1_1-fp32 on the K210 from 88.6% to 89.8%). Repacking took 0.18 s over the 82 plans in
