@@ -302,9 +302,13 @@ func (a *app) optimize(o *optimizeOptions, s *hieropt.Settings) error {
 	}
 	tm.written = time.Now()
 	planner := pl.Planner
+	// Whether the time limit leaves time for the cost bound, decided once
+	// for the summary and the report alike (asked twice, the clock could
+	// answer each differently).
+	skipBound := tm != nil && !tm.boundFits(p)
 	if !o.Quiet {
 		sm := &summary{p: p, lay: res.Layout, model: res.Model, plan: pl, output: o.Output, elapsed: elapsed, planner: planner,
-			fallback: res.Initial.Fallback, timing: tm}
+			fallback: res.Initial.Fallback, timing: tm, skipBound: &skipBound}
 		switch {
 		case o.NoSearch && planner == "initializer":
 			sm.planner = "initializer (--no-search)"
@@ -326,7 +330,7 @@ func (a *app) optimize(o *optimizeOptions, s *hieropt.Settings) error {
 		if o.searched() {
 			settings = reportSearchSettings(s, res, elapsed)
 		}
-		if tm != nil && !tm.boundFits(p) {
+		if skipBound {
 			out.SkipBound = "the time limit left no time for it ('hieropt bounds' computes it)"
 		}
 		if err := a.writeReport(o.Report, p, nil, res.Layout, res.Model, planner, settings, out); err != nil {
