@@ -141,7 +141,19 @@ func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOpti
 	if states > MaxStates {
 		return nil, ErrTooLarge
 	}
-	w := newWhole(p, m, !o.Linear)
+	// Cuts only where the steps will be enough to use them: on a long
+	// program the work budget leaves a few steps, and the cuts' members
+	// and tightened capacities took seconds to compile (a 5,000-op
+	// generated program: 2.7 s, for one step).
+	est := o.Iterations
+	if est <= 0 {
+		est = max(1, min(DefaultIterations, int(DefaultWork/max(float64(states), 1))))
+	}
+	cuts := !o.Linear && est >= minCutSteps
+	w := newWhole(ctx, p, m, cuts)
+	if w == nil {
+		return nil, ctx.Err() // ctx ended while the problem was compiled
+	}
 	if o.Iterations <= 0 {
 		o.Iterations = max(1, min(DefaultIterations, int(DefaultWork/max(w.states, 1))))
 	}
@@ -169,7 +181,7 @@ func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOpti
 			break
 		}
 		res.Iterations = it + 1
-		if !o.Linear && it >= cutFrom {
+		if cuts && it >= cutFrom {
 			if n := w.separate(g); n > 0 {
 				// The new cuts start unpriced; their subgradients (each
 				// broken by the paths) join the direction.
@@ -220,6 +232,10 @@ func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOpti
 // steps).
 const deflection = 0.7
 
+// minCutSteps is the fewest steps (by the work budget's estimate, from
+// the blocks' lifetimes) for which Whole prepares cuts.
+const minCutSteps = 10
+
 // cutStart is the share of the steps taken before cuts are sought: the
 // first steps bring the prices near the linear relaxation's, whose paths
 // break the cuts that matter.
@@ -265,7 +281,7 @@ type row struct {
 	cap  float64
 }
 
-func newWhole(p *state.Problem, m costmodel.Model, cuts bool) *whole {
+func newWhole(ctx context.Context, p *state.Problem, m costmodel.Model, cuts bool) *whole {
 	L := p.Levels()
 	T := p.Prog.Timesteps()
 	w := &whole{p: p, L: L, access: accessCosts(p, m), rowAt: make([]int32, L*T)}
@@ -304,6 +320,9 @@ func newWhole(p *state.Problem, m costmodel.Model, cuts bool) *whole {
 	w.seen = map[string]bool{}
 	longest := 0
 	for b := 0; b < p.Blocks(); b++ {
+		if b&255 == 255 && ctx.Err() != nil {
+			return nil
+		}
 		blk := p.Block(b)
 		// Only the timesteps where the block is accessed or a row can
 		// bind matter (and its first): between two of them every level
@@ -338,7 +357,7 @@ func newWhole(p *state.Problem, m costmodel.Model, cuts bool) *whole {
 		w.cost[b], w.bytes[b], w.rowOf[b] = cost, bytes, rowOf
 		w.on[b] = make([]int8, len(cost)/L)
 		for k, r := range rowOf {
-			if r >= 0 && bytes[k] > 0 {
+			if cuts && r >= 0 && bytes[k] > 0 {
 				w.members[r] = append(w.members[r], member{b: int32(b), k: int32(k), bytes: bytes[k]})
 			}
 		}
@@ -349,8 +368,8 @@ func newWhole(p *state.Problem, m costmodel.Model, cuts bool) *whole {
 		w.states += len(cost)
 	}
 	w.choice = make([]int8, longest*L)
-	w.sortMembers()
 	if cuts {
+		w.sortMembers()
 		w.tighten()
 	}
 	w.move = make([][][]float64, p.Blocks())

@@ -229,7 +229,7 @@ func costBoundWith(ctx context.Context, p *state.Problem, model string, known *b
 	if err == nil {
 		cb.Whole = wb
 		cb.Cost = max(cb.Cost, wb.Cost)
-	} else if !errors.Is(err, bounds.ErrNotSeparable) && !errors.Is(err, bounds.ErrTooLarge) {
+	} else if !errors.Is(err, bounds.ErrNotSeparable) && !errors.Is(err, bounds.ErrTooLarge) && ctx.Err() == nil {
 		return nil, internalErrorf("%v", err)
 	}
 	return cb, nil
