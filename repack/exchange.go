@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/pack"
 	"github.com/hieropt/hieropt/state"
 )
@@ -266,7 +267,10 @@ func (r *repacker) groupExchange(ctx context.Context, l int, cands []candidate, 
 // swapIn sends the victims down (each to the fastest slower level with
 // room for it, from the one cover priced it in) and packs l with the
 // candidates promote and without the victims; it keeps the change if it
-// packs and the layout's cost falls.
+// packs and the layout's cost falls (repriced in full under a model that
+// is not Separable). With no victims and one candidate it is a plain
+// packing (try). The packer stops when ctx ends (its node budget aside),
+// with the best packing it found, which is accepted on the same terms.
 func (r *repacker) swapIn(ctx context.Context, l int, promote []candidate, chosen []victim, its []item) bool {
 	p := r.p
 	changed := map[int][]state.Seg{}
@@ -349,12 +353,20 @@ func (r *repacker) swapIn(ctx context.Context, l int, promote []candidate, chose
 	}
 	slices.Sort(ids) // a fixed order: the sum below must not depend on map order
 	var delta float64
+	var ch []costmodel.BlockChange
 	merged := 0
 	for _, b := range ids {
 		segs, n := mergeSame(changed[b])
 		changed[b] = segs
 		merged += n
-		delta += r.model.BlockCost(p, b, segs) - r.model.BlockCost(p, b, r.lay.Segs[b])
+		if r.pr == nil {
+			delta += r.model.BlockCost(p, b, segs) - r.model.BlockCost(p, b, r.lay.Segs[b])
+		} else {
+			ch = append(ch, costmodel.BlockChange{Block: b, Old: r.lay.Segs[b], New: segs})
+		}
+	}
+	if r.pr != nil {
+		delta = r.reprice(ch) - r.cost
 	}
 	if !(delta < 0) {
 		return false
@@ -363,6 +375,7 @@ func (r *repacker) swapIn(ctx context.Context, l int, promote []candidate, chose
 		r.lay.Segs[b] = changed[b]
 	}
 	r.cost += delta
+	r.changed(ch)
 	r.stats.Promoted += len(promote)
 	r.stats.Exchanged += len(chosen)
 	r.stats.Merged += merged

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hieropt/hieropt/costmodel"
-	"github.com/hieropt/hieropt/pack"
 	"github.com/hieropt/hieropt/state"
 )
 
@@ -1011,80 +1010,10 @@ func (r *repacker) accept(c candidate, ins insertion) {
 }
 
 // try packs level l with the candidate and accepts the result if it
-// packs and lowers the cost. It reports whether it accepted. The packer
-// stops when ctx ends (its node budget aside), with the best packing it
-// found, which is accepted on the same terms.
+// packs and lowers the cost (swapIn with nothing sent down). It reports
+// whether it accepted.
 func (r *repacker) try(ctx context.Context, l int, c candidate, its []item) bool {
-	p := r.p
-	pp := &pack.Problem{Capacity: p.HW.Levels[l].Capacity, Buffers: make([]pack.Buffer, 0, len(its)+1)}
-	for _, it := range its {
-		pp.Buffers = append(pp.Buffers, pack.Buffer{Lower: int64(it.from), Upper: int64(it.to) + 1, Size: it.size, Align: it.align})
-	}
-	pp.Buffers = append(pp.Buffers, pack.Buffer{Lower: int64(c.from), Upper: int64(c.to) + 1,
-		Size: p.Foot(c.b, l), Align: p.Align(c.b, l)})
-	r.stats.Packings++
-	sol, err := pack.Solve(ctx, pp, &pack.Options{NodeLimit: r.cfg.NodeLimit})
-	if err != nil {
-		panic(fmt.Sprintf("repack: packing level %s: %v", p.HW.Levels[l].Name, err))
-	}
-	r.stats.Nodes += sol.Stats.Nodes
-	if !sol.Solved {
-		return false
-	}
-	if err := pack.Check(pp, sol); err != nil {
-		panic(fmt.Sprintf("repack: the packer's solution for level %s: %v", p.HW.Levels[l].Name, err))
-	}
-
-	// The new segments of every block that has one in l, and of the
-	// candidate's block.
-	changed := map[int][]state.Seg{}
-	segsOf := func(b int) []state.Seg {
-		s, ok := changed[b]
-		if !ok {
-			s = slices.Clone(r.lay.Segs[b])
-			changed[b] = s
-		}
-		return s
-	}
-	for k, it := range its {
-		for _, rf := range it.refs {
-			segsOf(rf.b)[rf.i].Offset = sol.Offsets[k]
-		}
-	}
-	cs := segsOf(c.b)
-	changed[c.b] = r.promoted(c, cs, l, sol.Offsets[len(its)])
-	var delta float64
-	merged := 0
-	ids := make([]int, 0, len(changed))
-	for b := range changed {
-		ids = append(ids, b)
-	}
-	slices.Sort(ids) // a fixed order: the sum below must not depend on map order
-	var ch []costmodel.BlockChange
-	for _, b := range ids {
-		segs, n := mergeSame(changed[b])
-		changed[b] = segs
-		merged += n
-		if r.pr == nil {
-			delta += r.model.BlockCost(p, b, segs) - r.model.BlockCost(p, b, r.lay.Segs[b])
-		} else {
-			ch = append(ch, costmodel.BlockChange{Block: b, Old: r.lay.Segs[b], New: segs})
-		}
-	}
-	if r.pr != nil {
-		delta = r.reprice(ch) - r.cost
-	}
-	if !(delta < 0) {
-		return false
-	}
-	for _, b := range ids {
-		r.lay.Segs[b] = changed[b]
-	}
-	r.cost += delta
-	r.changed(ch)
-	r.stats.Promoted++
-	r.stats.Merged += merged
-	return true
+	return r.swapIn(ctx, l, []candidate{c}, nil, its)
 }
 
 // mergeSame drops every segment that does not move its block (the same
