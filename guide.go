@@ -40,16 +40,10 @@ func (r *run) guide(ctx context.Context, in *actions.Initializer) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	// The bound's steps by its work budget, from the states it would visit
-	// (each block's lifetime times the levels: within 2% of the count the
-	// bound makes, which leaves out the timesteps where nothing can
-	// change), before compiling it: on a 5,000-op generated program the
-	// compilation alone takes seconds, the whole of a 3 s time limit.
-	var states float64
-	for b := 0; b < r.p.Blocks(); b++ {
-		states += float64(r.p.Block(b).Last-r.p.Block(b).First+1) * float64(r.p.Levels())
-	}
-	if bounds.DefaultWork/states < minGuideSteps {
+	// The bound's steps, estimated before compiling it: on a 5,000-op
+	// generated program the compilation alone takes seconds, the whole of
+	// a 3 s time limit.
+	if bounds.EstimatedSteps(r.p) < minGuideSteps {
 		return errGuideCut
 	}
 	wb, err := bounds.Whole(ctx, r.p, r.model, bounds.WholeOptions{Paths: true})

@@ -179,14 +179,39 @@ type walkStart struct {
 // plan is the same either way: each walk's is the same on any number of
 // workers.
 func (r *run) walks(lim context.Context, starts []walkStart) error {
-	workers := r.s.Search.WithDefaults().Workers
-	if len(starts) == 2 && workers > 1 {
-		return r.walksAtOnce(lim, starts, workers)
+	var outs []*walkOut
+	var err error
+	if workers := r.s.Search.WithDefaults().Workers; len(starts) == 2 && workers > 1 {
+		outs, err = r.walksAtOnce(lim, starts, workers)
+	} else {
+		outs, err = r.walksInTurn(lim, starts)
 	}
+	if err != nil {
+		return err
+	}
+	best := 0
+	for i, out := range outs {
+		st := starts[i]
+		r.res.Initial.Walks = append(r.res.Initial.Walks, Walked{Start: st.order.Name(), StartCost: st.cost, Walked: out.walked, Cost: out.cost})
+		r.mergeStatus(out)
+		if out.cost < outs[best].cost {
+			best = i
+		}
+	}
+	st, out := starts[best], outs[best]
+	r.res.Initial.Start, r.res.Initial.StartCost = st.order.Name(), st.cost
+	r.res.Search, r.res.Repack, r.lay, r.cost = out.search, out.repack, out.lay, out.cost
+	return nil
+}
+
+// walksInTurn walks from the starts one after the other, while lim lasts
+// (a walk after the limit fell is not begun: it returns fewer walks),
+// progress reported over all of them.
+func (r *run) walksInTurn(lim context.Context, starts []walkStart) ([]*walkOut, error) {
 	base := r.s.Search.Progress
 	defer func() { r.s.Search.Progress = base }()
 	T := r.p.Prog.Timesteps()
-	var best *walkOut
+	var outs []*walkOut
 	for i, st := range starts {
 		if i > 0 && lim.Err() != nil {
 			break // the limit fell in an earlier walk
@@ -202,25 +227,19 @@ func (r *run) walks(lim context.Context, starts []walkStart) error {
 		}
 		out, err := r.walkOne(lim, st)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		r.res.Times.Search += out.walkTime
 		r.res.Times.Repack += out.repackTime
 		r.last = time.Now()
-		r.res.Initial.Walks = append(r.res.Initial.Walks, Walked{Start: st.order.Name(), StartCost: st.cost, Walked: out.walked, Cost: out.cost})
-		r.mergeStatus(out)
-		if best == nil || out.cost < best.cost {
-			best = out
-			r.res.Initial.Start, r.res.Initial.StartCost = st.order.Name(), st.cost
-		}
+		outs = append(outs, out)
 	}
-	r.res.Search, r.res.Repack, r.lay, r.cost = best.search, best.repack, best.lay, best.cost
-	return nil
+	return outs, nil
 }
 
-// walksAtOnce is walks with two starts on goroutines of their own, half
-// the workers each; only the first reports progress, from this goroutine.
-func (r *run) walksAtOnce(lim context.Context, starts []walkStart, workers int) error {
+// walksAtOnce walks from two starts on goroutines of their own, half the
+// workers each; only the first reports progress, from this goroutine.
+func (r *run) walksAtOnce(lim context.Context, starts []walkStart, workers int) ([]*walkOut, error) {
 	outs := make([]*walkOut, 2)
 	errs := make([]error, 2)
 	second := *r
@@ -234,7 +253,7 @@ func (r *run) walksAtOnce(lim context.Context, starts []walkStart, workers int) 
 	outs[0], errs[0] = r.walkOne(lim, starts[0])
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return err
+		return nil, err
 	}
 	now := time.Now()
 	wall := now.Sub(r.last)
@@ -242,22 +261,7 @@ func (r *run) walksAtOnce(lim context.Context, starts []walkStart, workers int) 
 	rep := max(outs[0].repackTime, outs[1].repackTime)
 	r.res.Times.Search += max(0, wall-rep)
 	r.res.Times.Repack += min(rep, wall)
-	best := outs[0]
-	for i, out := range outs {
-		st := starts[i]
-		r.res.Initial.Walks = append(r.res.Initial.Walks, Walked{Start: st.order.Name(), StartCost: st.cost, Walked: out.walked, Cost: out.cost})
-		r.mergeStatus(out)
-		if out.cost < best.cost {
-			best = out
-		}
-	}
-	st := starts[0]
-	if best == outs[1] {
-		st = starts[1]
-	}
-	r.res.Initial.Start, r.res.Initial.StartCost = st.order.Name(), st.cost
-	r.res.Search, r.res.Repack, r.lay, r.cost = best.search, best.repack, best.lay, best.cost
-	return nil
+	return outs, nil
 }
 
 // walkOut is one walk and its repacking: the plan, its cost before and

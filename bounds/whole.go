@@ -129,15 +129,32 @@ var ErrTooLarge = errors.New("the program is too long for the whole-program boun
 // modelled.
 var ErrNotSeparable = errors.New("the whole-program bound models the seed model's prices only (seed003)")
 
+// lifeStates is the sum over blocks of their lifetimes times the levels:
+// the states the steps visit, counting the timesteps where nothing can
+// change, which compiling the problem leaves out (within 2% on the shipped
+// networks).
+func lifeStates(p *state.Problem) int64 {
+	var states int64
+	for b := 0; b < p.Blocks(); b++ {
+		states += int64(p.Block(b).Last-p.Block(b).First+1) * int64(p.Levels())
+	}
+	return states
+}
+
+// EstimatedSteps is the number of steps Whole takes by default on p, as
+// estimated before compiling the problem (lifeStates): the compiled count
+// can only allow as many or more. Compiling a long program takes seconds;
+// a caller that needs enough steps asks this first.
+func EstimatedSteps(p *state.Problem) int {
+	return max(1, min(DefaultIterations, int(DefaultWork/max(float64(lifeStates(p)), 1))))
+}
+
 // Whole computes the whole-program bound of p under m (seed003).
 func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOptions) (*WholeBound, error) {
 	if m.Name() != "seed003" {
 		return nil, ErrNotSeparable
 	}
-	var states int64
-	for b := 0; b < p.Blocks(); b++ {
-		states += int64(p.Block(b).Last-p.Block(b).First+1) * int64(p.Levels())
-	}
+	states := lifeStates(p)
 	if states > MaxStates {
 		return nil, ErrTooLarge
 	}
@@ -147,7 +164,7 @@ func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOpti
 	// generated program: 2.7 s, for one step).
 	est := o.Iterations
 	if est <= 0 {
-		est = max(1, min(DefaultIterations, int(DefaultWork/max(float64(states), 1))))
+		est = EstimatedSteps(p)
 	}
 	cuts := !o.Linear && est >= minCutSteps
 	w := newWhole(ctx, p, m, cuts)

@@ -34,11 +34,7 @@ func TestExchange(t *testing.T) {
 		{{From: 0, Level: 0, Offset: 128}},
 	}}
 	m := costmodel.Seed003{}
-	res, err := repack.Run(context.Background(), p, lay, &repack.Settings{Check: true})
-	require.NoError(t, err)
-	require.NoError(t, res.Layout.CheckComplete(p))
-	_, err = state.OccupancyAt(p, res.Layout, p.Prog.Timesteps()-1)
-	require.NoError(t, err)
+	res := repackChecked(t, p, lay)
 	assert.Equal(t, int32(0), res.Layout.Segs[0][0].Level, "x promoted")
 	assert.Equal(t, int32(1), res.Layout.Segs[1][0].Level, "a sent down")
 	assert.Equal(t, int32(1), res.Layout.Segs[2][0].Level, "b sent down")
@@ -53,8 +49,7 @@ func TestExchange(t *testing.T) {
 		Block("b", 128, "activation", 0, 3, testprog.Writes(0), testprog.Reads(1, 2, 3)).
 		Program()
 	p = testprog.Bind(cheap, prof)
-	res, err = repack.Run(context.Background(), p, lay, &repack.Settings{Check: true})
-	require.NoError(t, err)
+	res = repackChecked(t, p, lay)
 	assert.Zero(t, res.Stats.Exchanged)
 	assert.True(t, res.Layout.Equal(lay))
 }
@@ -84,11 +79,7 @@ func TestGroupExchange(t *testing.T) {
 	saveX, loseV := at(0, 1)-at(0, 0), at(2, 1)-at(2, 0)
 	require.Less(t, saveX, loseV, "one alone does not pay")
 	require.Greater(t, 2*saveX, loseV, "both together do")
-	res, err := repack.Run(context.Background(), p, lay, &repack.Settings{Check: true})
-	require.NoError(t, err)
-	require.NoError(t, res.Layout.CheckComplete(p))
-	_, err = state.OccupancyAt(p, res.Layout, p.Prog.Timesteps()-1)
-	require.NoError(t, err)
+	res := repackChecked(t, p, lay)
 	assert.Equal(t, int32(0), res.Layout.Segs[0][0].Level, "x promoted")
 	assert.Equal(t, int32(0), res.Layout.Segs[1][0].Level, "y promoted")
 	assert.Equal(t, int32(1), res.Layout.Segs[2][0].Level, "v sent down")
@@ -113,13 +104,22 @@ func TestSplit(t *testing.T) {
 		{{From: 0, Level: 1, Offset: 0}},
 		{{From: 2, Level: 0, Offset: 0}},
 	}}
+	res := repackChecked(t, p, lay)
+	assert.Equal(t, []state.Seg{{From: 0, Level: 0, Offset: 0}, {From: 2, Level: 1, Offset: 0}}, res.Layout.Segs[0], "r: FAST for its write and first read, then SLOW")
+	assert.Equal(t, lay.Segs[1], res.Layout.Segs[1], "z stays")
+	assert.Less(t, res.Cost, costmodel.Total(m, p, lay))
+	assert.Equal(t, 1, res.Layout.Transfers())
+}
+
+// repackChecked repacks lay (checking the repacker's invariants as it
+// goes) and checks that the result is a complete layout whose occupancy,
+// rebuilt timestep by timestep, never overlaps.
+func repackChecked(t *testing.T, p *state.Problem, lay *state.Layout) *repack.Result {
+	t.Helper()
 	res, err := repack.Run(context.Background(), p, lay, &repack.Settings{Check: true})
 	require.NoError(t, err)
 	require.NoError(t, res.Layout.CheckComplete(p))
 	_, err = state.OccupancyAt(p, res.Layout, p.Prog.Timesteps()-1)
 	require.NoError(t, err)
-	assert.Equal(t, []state.Seg{{From: 0, Level: 0, Offset: 0}, {From: 2, Level: 1, Offset: 0}}, res.Layout.Segs[0], "r: FAST for its write and first read, then SLOW")
-	assert.Equal(t, lay.Segs[1], res.Layout.Segs[1], "z stays")
-	assert.Less(t, res.Cost, costmodel.Total(m, p, lay))
-	assert.Equal(t, 1, res.Layout.Transfers())
+	return res
 }
