@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/bounds"
 )
 
@@ -22,12 +21,12 @@ var errGuideCut = errors.New("the bound's steps were cut by its work budget")
 // 40.
 const minGuideSteps = bounds.DefaultIterations / 3
 
-// guide sets in's guide (the bound start, actions.BoundOrder) from the
-// whole-program bound: each block's level where its cheapest path at the
-// best prices starts (the initializer places a block once, at its first
-// timestep). It fails where the bound does not exist (a model other than
-// the seed's, a program too long), and where its steps were cut short
-// (errGuideCut).
+// guides returns the bound start's guides (actions.BoundOrder) from the
+// whole-program bound: one per ascent of the bound (bounds.Whole), each
+// block's level where its cheapest path at that ascent's best prices
+// starts (the initializer places a block once, at its first timestep).
+// It fails where the bound does not exist (a model other than the seed's,
+// a program too long), and where its steps were cut short (errGuideCut).
 //
 // The paths at the best prices are a relaxation's and may take far more
 // room than a level has (up to 1.9 times the K210's SRAM on
@@ -36,28 +35,31 @@ const minGuideSteps = bounds.DefaultIterations / 3
 // lose least per byte and timestep to slower levels) was tried: on the
 // 82 shipped seed-model pairs it ended 2.39% above the bound on average,
 // worst 23.9%, against 2.19% and 14.6% without.
-func (r *run) guide(ctx context.Context, in *actions.Initializer) error {
+func (r *run) guides(ctx context.Context) ([][]int8, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	// The bound's steps, estimated before compiling it: on a 5,000-op
 	// generated program the compilation alone takes seconds, the whole of
 	// a 3 s time limit.
 	if bounds.EstimatedSteps(r.p) < minGuideSteps {
-		return errGuideCut
+		return nil, errGuideCut
 	}
 	wb, err := bounds.Whole(ctx, r.p, r.model, bounds.WholeOptions{Paths: true})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r.res.Bound = wb
-	if wb.Limit < minGuideSteps {
-		return errGuideCut
+	if wb.Limit < bounds.Ascents*minGuideSteps {
+		return nil, errGuideCut
 	}
-	level := make([]int8, r.p.Blocks())
-	for b, path := range wb.Paths {
-		level[b] = path[0].Level
+	var guides [][]int8
+	for _, paths := range wb.Paths {
+		level := make([]int8, r.p.Blocks())
+		for b, path := range paths {
+			level[b] = path[0].Level
+		}
+		guides = append(guides, level)
 	}
-	in.SetGuide(level)
-	return nil
+	return guides, nil
 }

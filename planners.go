@@ -98,24 +98,34 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 		// made resident in the fastest level, in all and in half the room.
 		orders = append(orders, actions.ResidentOrder, actions.ResidentHalfOrder)
 	}
-	others := make([]*candidate, len(orders))
+	// others holds per order its candidates: one, or for the bound order
+	// one per guide (the cheapest is its start).
+	others := make([][]*candidate, len(orders))
 	var wg sync.WaitGroup
 	for i, o := range orders {
 		if o == actions.WorkloadOrder {
 			continue
 		}
-		c := &candidate{in: actions.NewInitializerOrder(p, o), lay: state.NewLayout(p.Blocks())}
-		others[i] = c
+		guides := [][]int8{nil}
 		if o == actions.BoundOrder {
-			if c.err = r.guide(lim, c.in); c.err != nil {
+			var err error
+			if guides, err = r.guides(lim); err != nil {
+				others[i] = []*candidate{{err: err}}
 				continue
 			}
 		}
-		plan := func() { _, c.err = c.in.Run(c.lay, 0) }
-		if r.s.Search.WithDefaults().Workers > 1 {
-			wg.Go(plan)
-		} else {
-			plan()
+		for _, g := range guides {
+			c := &candidate{in: actions.NewInitializerOrder(p, o), lay: state.NewLayout(p.Blocks())}
+			if g != nil {
+				c.in.SetGuide(g)
+			}
+			others[i] = append(others[i], c)
+			plan := func() { _, c.err = c.in.Run(c.lay, 0) }
+			if r.s.Search.WithDefaults().Workers > 1 {
+				wg.Go(plan)
+			} else {
+				plan()
+			}
 		}
 	}
 	init, fb, err := actions.InitialPlan(ctx, p, r.model)
@@ -132,11 +142,12 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	for i, o := range orders {
 		w := walkStart{Start: workload, order: o, cost: cost}
 		if o != actions.WorkloadOrder {
-			if others[i].err != nil {
+			c, cost := cheapest(r.model, p, others[i])
+			if c == nil {
 				continue // this order's initializer cannot place a block
 			}
-			w.cost = costmodel.Total(r.model, p, others[i].lay)
-			w.Start = search.Start{Layout: others[i].lay, Initializer: others[i].in, Model: r.model}
+			w.cost = cost
+			w.Start = search.Start{Layout: c.lay, Initializer: c.in, Model: r.model}
 		}
 		if o == actions.BoundOrder {
 			bound = &w
@@ -157,6 +168,20 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	}
 	r.res.Initial.Start, r.res.Initial.StartCost = walks[0].order.Name(), walks[0].cost
 	return walks, nil
+}
+
+// cheapest returns the candidate of cs with the cheapest plan (the first
+// on a tie) and its cost, nil if none has a plan.
+func cheapest(m costmodel.Model, p *state.Problem, cs []*candidate) (best *candidate, cost float64) {
+	for _, c := range cs {
+		if c.err != nil {
+			continue
+		}
+		if k := costmodel.Total(m, p, c.lay); best == nil || k < cost {
+			best, cost = c, k
+		}
+	}
+	return best, cost
 }
 
 // walkStart is a start of the search's walk: an initializer order's plan

@@ -43,7 +43,9 @@ import (
 // cheapest path is a shortest path over (timestep, level), computed
 // exactly by dynamic programming. Whole improves y by projected
 // subgradient steps (deflected, Polyak's step toward an upper bound,
-// halved when the bound stalls) and reports the best L(y) it found: every
+// halved when the bound stalls), in two ascents from y = 0, one in bytes
+// and one scaled to the rows' capacities, and reports the best L(y) it
+// found: every
 // iterate is a valid bound, so stopping early only makes it looser. With
 // prices on the capacity rows alone, the best it can reach is the optimum
 // of R's linear relaxation (a shortest path is integral); after the first
@@ -64,9 +66,9 @@ type WholeOptions struct {
 	// Upper is a known cost of a valid plan (say the plan being judged),
 	// the target of the steps; 0: the cost of planning nothing.
 	Upper float64
-	// Paths asks for the blocks' cheapest paths at the best prices found
-	// (WholeBound.Paths): where the relaxation puts each block, a guide
-	// for a planner.
+	// Paths asks for the blocks' cheapest paths at the best prices of
+	// each ascent (WholeBound.Paths): where the relaxation puts each
+	// block, guides for a planner.
 	Paths bool
 	// Linear stops at the linear relaxation of R: no tightened capacities,
 	// no cuts (relax-and-cut, cuts.go). A looser bound, for comparison.
@@ -85,12 +87,13 @@ type WholeBound struct {
 	// programs); Cuts the valid inequalities found and priced beside the
 	// rows (relax-and-cut).
 	Rows, Iterations, Limit, Cuts int
-	// Paths, with WholeOptions.Paths, holds per block its cheapest path
-	// through the levels at the prices of the best bound: the stays in
-	// order of time, the first at the block's first timestep. The paths
-	// need not fit the capacities together (the prices only make them
-	// pay for the bytes they take).
-	Paths [][]Stay
+	// Paths, with WholeOptions.Paths, holds per ascent (see Whole; one
+	// where no capacity can bind) per block its cheapest path through the
+	// levels at the prices of that ascent's best bound: the stays in order
+	// of time, the first at the block's first timestep. The paths need not
+	// fit the capacities together (the prices only make them pay for the
+	// bytes they take).
+	Paths [][][]Stay
 }
 
 // Stay is a part of a block's path: from timestep From on (until the next
@@ -174,31 +177,72 @@ func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOpti
 	if o.Iterations <= 0 {
 		o.Iterations = max(1, min(DefaultIterations, int(DefaultWork/max(w.states, 1))))
 	}
-	res := &WholeBound{Rows: len(w.rows), Limit: o.Iterations}
+	w.cutsOn = cuts
+	res := &WholeBound{Rows: len(w.rows), Limit: Ascents * o.Iterations}
 	y := make([]float64, len(w.rows))
-	val, g := w.eval(y, nil)
+	val, _ := w.eval(y, nil)
 	res.Free, res.Cost = val, val
-	var best []float64 // the prices of the best bound, with o.Paths
-	if o.Paths {
-		best = slices.Clone(y)
-		defer func() { res.Paths = w.paths(best) }()
-	}
 	if len(w.rows) == 0 {
+		if o.Paths {
+			res.Paths = [][][]Stay{w.paths(y)}
+		}
 		return res, nil // no capacity can bind: L(0) is R's optimum
 	}
 	upper := o.Upper
 	if upper <= 0 {
 		upper = NoPlanning(p, m)
 	}
+	// Two ascents, the better kept: one measures every price in the
+	// level's bytes, one in shares of the row's capacity (scaled). Where
+	// the levels' capacities differ by orders of magnitude a step of the
+	// first barely moves the small levels' prices (vit_b_16-int8 on the
+	// H100 seed copy: 9.82 M with it, 10.45 M scaled, the MILP tool's
+	// linear relaxation 10.20 M); where several small levels bind
+	// together the second overshoots them (resnet50-fp32 on the Ascend
+	// seed copy: 6.54 M, 6.26 M scaled). Each ascent keeps its own best;
+	// the cuts the first found start the second, unpriced.
+	for a := range Ascents {
+		if ctx.Err() != nil && a > 0 {
+			break
+		}
+		best := w.ascend(ctx, o.Iterations, upper, a == 1, res)
+		if o.Paths {
+			res.Paths = append(res.Paths, w.paths(best))
+		}
+	}
+	res.Cuts = len(w.cuts)
+	return res, nil
+}
+
+// ascend takes up to iterations projected subgradient steps from zero
+// prices, toward upper, and returns the prices of its best bound; a bound
+// better than res.Cost goes in res. With scaled, each price
+// moves in shares of its row's capacity (a diagonal scaling: any prices
+// at or above zero give a valid bound).
+func (w *whole) ascend(ctx context.Context, iterations int, upper float64, scaled bool, res *WholeBound) []float64 {
+	y := make([]float64, len(w.rows)+len(w.cuts))
+	val, g := w.eval(y, nil)
+	best := slices.Clone(y)
+	scale := func(k int) float64 {
+		if !scaled {
+			return 1
+		}
+		r := k
+		if k >= len(w.rows) {
+			r = int(w.cuts[k-len(w.rows)].row)
+		}
+		return math.Max(w.rows[r].cap, 1)
+	}
+	top := val // this ascent's best, from L(0)
 	theta, stall := 1.0, 0
 	d := make([]float64, len(g)) // the direction: g deflected by the last one
-	cutFrom := int(cutStart * float64(o.Iterations))
-	for it := 0; it < o.Iterations; it++ {
+	cutFrom := int(cutStart * float64(iterations))
+	for it := 0; it < iterations; it++ {
 		if ctx.Err() != nil {
 			break
 		}
-		res.Iterations = it + 1
-		if cuts && it >= cutFrom {
+		res.Iterations++
+		if w.cutsOn && it >= cutFrom {
 			if n := w.separate(g); n > 0 {
 				// The new cuts start unpriced; their subgradients (each
 				// broken by the paths) join the direction.
@@ -207,29 +251,36 @@ func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOpti
 				g = w.cutGrad(g)
 			}
 		}
+		moves := false
 		for k, gk := range g {
 			if y[k] == 0 && gk < 0 {
 				gk = 0 // the projection keeps it at 0
 			}
-			d[k] = gk + deflection*d[k]
+			moves = moves || gk != 0
+			d[k] = gk/scale(k) + deflection*d[k]
+		}
+		if !moves {
+			// The paths fit every capacity and break no cut where it is
+			// priced: y is optimal. (The deflected direction may still
+			// hold a vanishing remnant of the last steps, whose step would
+			// overflow.)
+			break
 		}
 		var norm float64
 		for _, dk := range d {
 			norm += dk * dk
 		}
-		if norm == 0 {
-			break // the paths fit every capacity: y is optimal
-		}
 		step := theta * math.Max(upper-val, 1e-9*math.Abs(upper)) / norm
 		for k := range y {
-			y[k] = math.Max(0, y[k]+step*d[k])
+			y[k] = math.Max(0, y[k]+step*d[k]/scale(k))
 		}
 		val, g = w.eval(y, nil)
-		if val > res.Cost*(1+1e-9) {
-			res.Cost, stall = val, 0
-			if o.Paths {
-				best = slices.Clone(y)
-			}
+		if val > res.Cost {
+			res.Cost = val
+		}
+		if val > top*(1+1e-9) {
+			top, stall = val, 0
+			best = slices.Clone(y)
 		} else if stall++; stall >= stallSteps {
 			theta, stall = theta/2, 0
 			if theta < 1e-6 {
@@ -237,9 +288,13 @@ func Whole(ctx context.Context, p *state.Problem, m costmodel.Model, o WholeOpti
 			}
 		}
 	}
-	res.Cuts = len(w.cuts)
-	return res, nil
+	return best
 }
+
+// Ascents is the number of subgradient ascents Whole makes where a
+// capacity can bind (see Whole: in the levels' bytes, then scaled to the
+// rows' capacities), each of at most WholeOptions.Iterations steps.
+const Ascents = 2
 
 // deflection is the share of the last direction kept in the next (a
 // deflected subgradient: it damps the zig-zag of plain steps between
@@ -281,6 +336,7 @@ type whole struct {
 	rowOf  [][]int32
 	step   [][]int32 // per block, the timestep of each of its steps that matter
 	choice []int8    // scratch: the level each state came from
+	cutsOn bool      // seek cuts (relax-and-cut) after cutStart of an ascent's steps
 	states int       // the states one step visits: sum of len(cost)
 	// Relax-and-cut (cuts.go): per row, the states that take bytes from
 	// it (largest first); the cuts found so far; per block and state, the
