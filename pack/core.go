@@ -74,7 +74,7 @@ func (s *solver) hardCore() bool {
 			if C >= sol.Peak {
 				continue
 			}
-			free := coreOf(in, sol.Offsets, C-gap, C, in.n/coreShare)
+			free := coreOf(in, sol.Offsets, C-gap, C, in.n/coreShare, s.stop)
 			if free == nil {
 				continue
 			}
@@ -128,9 +128,10 @@ func countTrue(bs []bool) int {
 // bound, within C. Where a section fails, the kept buffers alive there
 // above its floor minus twice the excess join the core; where a buffer
 // does not fit above its bound, those alive with it above C minus its
-// size. It returns nil if coreRounds rounds leave a failure, or as soon
-// as the core has more than most buffers.
-func coreOf(in *inst, offs []int64, level, C int64, most int) []bool {
+// size. It returns nil if coreRounds rounds leave a failure, as soon as
+// the core has more than most buffers, or when stop (asked every round)
+// says so.
+func coreOf(in *inst, offs []int64, level, C int64, most int, stop func() bool) []bool {
 	free := make([]bool, in.n)
 	for b := 0; b < in.n; b++ {
 		free[b] = offs[b]+in.size[b] > level
@@ -146,6 +147,9 @@ func coreOf(in *inst, offs []int64, level, C int64, most int) []bool {
 	dd := make([]int64, ns+1)
 	thr := make([]int64, ns)
 	for round := range coreRounds {
+		if stop() {
+			return nil
+		}
 		floors.reset()
 		bounds.reset()
 		thrs.reset()

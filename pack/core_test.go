@@ -62,7 +62,7 @@ func TestSearchCoreKeepsTheRest(t *testing.T) {
 		}
 		gap := peak - in.maxLive
 		C := in.maxLive + r.Int64N(gap)
-		free := coreOf(in, offs, C-1-r.Int64N(gap+1), C, in.n)
+		free := coreOf(in, offs, C-1-r.Int64N(gap+1), C, in.n, never)
 		if free == nil {
 			continue
 		}
