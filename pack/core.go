@@ -23,16 +23,19 @@ const coreFrom = scanBelow
 
 // coreFracs are the capacities a hard-core step tries, in order, as
 // fractions of the way from max-live to the peak: the first that the core
-// search packs is kept. On 16,000- and 64,000-buffer compiler traces and
-// 20 SOMAS copies a half was reached about as often as three quarters.
+// search packs is kept. Half the way, tried first at first, failed on a
+// 32,000-buffer trace after 4,044 nodes (1.8 s), where three quarters
+// packed in 714 nodes (71 ms); on the SOMAS copies only nine tenths gives
+// a core small enough to search (4,549 buffers).
 var coreFracs = [...]float64{0.75, 0.9}
 
 // coreRounds bounds the rounds in which coreOf grows a core until every
 // section has room for it; a core grows by the kept buffers above a
 // section's floor minus twice its excess, four, eight and sixteen times
-// from rounds 16, 32 and 48 on. (Sixteen times from round 12 on made a
-// SOMAS core of 4,549 buffers that the search packs miss; twice for 16
-// rounds, a core a trace of 64,000 buffers needed.)
+// from rounds 16, 32 and 48 on. On the SOMAS copies twice throughout took
+// 17 to 40 rounds to the core of 4,549 buffers; doubling the factor every
+// four rounds found no core there in 24 rounds at nine tenths, and one of
+// 19,868 buffers at three quarters.
 const coreRounds = 64
 
 // coreShare bounds a core: at most one buffer in coreShare. Larger cores
@@ -126,7 +129,8 @@ func countTrue(bs []bool) int {
 // highest floor of its sections, and the search needs every section's
 // least bound plus its core demand, and every core buffer above its
 // bound, within C. Where a section fails, the kept buffers alive there
-// above its floor minus twice the excess join the core; where a buffer
+// above its floor minus twice the excess (more in later rounds: see
+// coreRounds) join the core; where a buffer
 // does not fit above its bound, those alive with it above C minus its
 // size. It returns nil if coreRounds rounds leave a failure, as soon as
 // the core has more than most buffers, or when stop (asked every round)
