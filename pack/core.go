@@ -16,10 +16,15 @@ import (
 // core is taken from the new packing (a large-neighbourhood search whose
 // neighbourhoods are searched exactly).
 
-// coreFrom is the number of buffers from which Solve searches hard cores
-// before the whole instance: below it the whole-instance search is cheap
-// (the challenging set, 150-450 buffers, keeps its packings).
-const coreFrom = scanBelow
+// coreFrom is the number of buffers, in the largest part of the instance
+// that no buffer's life crosses out of (the whole search splits the
+// instance there and packs the parts apart), from which Solve searches
+// hard cores before the whole instance: below it the whole-instance
+// search is cheap. 20 SOMAS copies that do not meet in time (parts of
+// 1,042 buffers) are packed at max-live by the whole search in 20,840
+// nodes (2.2-2.6 s); a core search first made it 25,230 (2.7-4.2 s). The
+// challenging set (150-450 buffers) never gets there.
+const coreFrom = 2048
 
 // coreFracs are the capacities a hard-core step tries, in order, as
 // fractions of the way from max-live to the peak: the first that the core
@@ -52,12 +57,12 @@ const coreBudget = 2000
 // capacity), until a step finds nothing at any of its capacities, the node
 // limit is spent or stop says so. Every packing it keeps is valid (see
 // searchCore); a core search that fails proves nothing, so hardCore never
-// claims a capacity infeasible. It runs from coreFrom buffers on, and
-// reports whether the solution is final: what was asked is reached, or
+// claims a capacity infeasible. It runs from coreFrom buffers on (in the
+// largest part), and reports whether the solution is final: what was asked is reached, or
 // stop or the node limit ended it (Stats.Limited).
 func (s *solver) hardCore() bool {
 	sol, in := s.sol, s.in
-	if in.n < coreFrom {
+	if largestPart(in) < coreFrom {
 		return false
 	}
 	defer func() {
@@ -101,6 +106,26 @@ func (s *solver) hardCore() bool {
 		}
 	}
 	return sol.Peak <= want || s.stop() || s.outOfNodes()
+}
+
+// largestPart returns the number of buffers in the largest part of in
+// that no buffer's life crosses out of: the runs of sections between the
+// boundaries that no buffer is alive on both sides of.
+func largestPart(in *inst) int {
+	cross := make([]int32, in.ns+1) // by differences: buffers alive across boundary k (after section k)
+	for b := 0; b < in.n; b++ {
+		cross[in.lo[b]]++
+		cross[in.hi[b]-1]--
+	}
+	largest, part := 0, 0
+	var c int32
+	for k := 0; k < in.ns; k++ {
+		part += int(in.loStart[k+1] - in.loStart[k])
+		if c += cross[k]; c == 0 {
+			largest, part = max(largest, part), 0
+		}
+	}
+	return max(largest, part)
 }
 
 // memoryLimit is Options.MemoryLimit, or its default.

@@ -115,3 +115,55 @@ func TestHardCoreLowersPeak(t *testing.T) {
 	assert.Equal(t, greedyPeak, sol.Peak)
 	assert.True(t, sol.Stats.OverMemory)
 }
+
+// TestLargestPart: largestPart counts the buffers of the largest group
+// that overlapping lives join, against a union of overlapping buffers
+// computed pair by pair, on random problems and time-shifted copies.
+func TestLargestPart(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	for iter := 0; iter < 300; iter++ {
+		p := randomProblem(r, 1+r.IntN(40), false)
+		if iter%3 == 0 {
+			p = somasCopies(p, 1+r.IntN(4), r.Int64N(14))
+		}
+		in := newInst(p, never)
+		parent := make([]int, in.n)
+		for i := range parent {
+			parent[i] = i
+		}
+		var find func(int) int
+		find = func(i int) int {
+			if parent[i] != i {
+				parent[i] = find(parent[i])
+			}
+			return parent[i]
+		}
+		for i, a := range p.Buffers {
+			for j, b := range p.Buffers[:i] {
+				if a.Lower < b.Upper && b.Lower < a.Upper {
+					parent[find(i)] = find(j)
+				}
+			}
+		}
+		size := map[int]int{}
+		want := 0
+		for i := range parent {
+			size[find(i)]++
+			want = max(want, size[find(i)])
+		}
+		require.Equal(t, want, largestPart(in), "iter %d", iter)
+	}
+}
+
+// TestNoCoreOnSmallParts: copies of a trace that do not meet in time are
+// packed apart by the whole search; with each below coreFrom buffers no
+// core is searched, however many buffers they make together.
+func TestNoCoreOnSmallParts(t *testing.T) {
+	p := somasCopies(compilerTrace(1, 1500), 3, 1500)
+	in := newInst(p, never)
+	require.Equal(t, 1500, largestPart(in))
+	sol, err := Solve(context.Background(), p, &Options{Minimize: true, NodeLimit: 20000})
+	require.NoError(t, err)
+	require.NoError(t, Check(p, sol))
+	assert.Zero(t, sol.Stats.Cores)
+}

@@ -55,9 +55,9 @@ type Options struct {
 	// idealloc's Y_1) and its per-section and per-buffer state, which
 	// Solve estimates before allocating any (Stats.SearchBytes). Above the
 	// limit the branch and bound over the whole instance does not run:
-	// Solve returns the best packing before it (the greedy's, or from
-	// 1,024 buffers on a hard-core search's: each core's search is held
-	// to the limit alike), with Stats.OverMemory set. Zero:
+	// Solve returns the best packing before it (the greedy's, or on large
+	// instances a hard-core search's: each core's search is held to the
+	// limit alike), with Stats.OverMemory set. Zero:
 	// DefaultMemoryLimit; negative: an error.
 	MemoryLimit int64
 	// Seed is for randomized parts. The solver is deterministic: the same
@@ -80,7 +80,7 @@ type Stats struct {
 	Restarts int           // branch-and-bound restarts (strategy or limit changes)
 	Nogoods  int64         // searches cut by the table of failed states
 	Probes   int           // capacities tried by Minimize
-	Cores    int           // hard-core searches that lowered the peak (from 1,024 buffers on)
+	Cores    int           // hard-core searches that lowered the peak (large instances: see doc.go)
 	Time     time.Duration // wall time of Solve
 	Exact    bool          // whether the branch-and-bound ran on the whole instance
 	// SearchBytes is the memory the branch and bound needs by Solve's
