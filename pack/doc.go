@@ -34,7 +34,10 @@
 // busiest-section order goes first: on idealloc's Y_1 and its prefixes of
 // 16,000 and 32,000 rows it reaches max-live at once, where the numbered
 // order ran four to six passes first (on the larger compiler traces and on
-// SOMAS copies no order does, and every pass runs whatever the order). A
+// SOMAS copies no order does, and every pass runs whatever the order); and
+// a seventh order goes last, size then latest end: on 20 copies of
+// MindSpore SOMAS resnet50 half overlapping in time (20,840 buffers) its
+// first-fit pass is 0.485% above max-live, the best of the others 0.603%. A
 // pass is given up as soon as its peak, which only grows as it places
 // buffers, shows that it cannot be the packing kept (above the stop, and
 // above the first pass's peak or not below the best one's): the packing
@@ -172,6 +175,50 @@
 // byte-identical (only a time limit the user gives the whole run can cut
 // their packings short).
 //
+// # The hard core (large instances)
+//
+// On large instances the branch and bound over the whole instance rarely
+// gets far: a packing takes a node per buffer, and a node costs as much as
+// the buffers alive where it places (on 64,000 buffers of a compiler trace,
+// 2,000 nodes took 1.6 s and placed a thirtieth of them). But a greedy
+// packing is usually wrong only near its peak. So where some part of the
+// instance (the search packs apart the parts that no buffer's life
+// crosses out of) has 2,048 buffers or more, before the whole-instance
+// search, Solve searches hard cores (core.go): at
+// a capacity C three quarters (else nine tenths) of the way from max-live
+// to the peak, the buffers whose tops lie below C minus the gap (the peak
+// minus max-live) keep their offsets, and the branch and bound places the others (the
+// core) above the floor they make (per section of the core, the highest
+// kept top alive there; the searcher starts from the state those tops
+// and bounds make, and builds canonical packings of the core over it). A
+// core whose search would fail at once (a section whose least bound plus
+// its core demand exceeds C, or a buffer that cannot fit above its bound)
+// grows by the kept buffers highest there, for up to 64 rounds, and is
+// given up above a quarter of the buffers. Every packing of the core
+// above its floor is one of the whole (a kept buffer alive with a core
+// buffer lies wholly below its floor), so what a core search finds is
+// kept, and the next core is taken from it; a core search that fails
+// proves nothing, and none is ever claimed. Each core search has a budget
+// of four nodes per core buffer (at least 2,000) and the memory limit;
+// Stats.Cores counts those that lowered the peak. Then the whole-instance
+// search runs as before, from the lower peak, with the nodes left. (On 20
+// SOMAS copies that do not meet, parts of 1,042 buffers, the whole search
+// packs at max-live in a node per buffer; a core search first cost 4,390
+// nodes more: hence the parts' size, not the instance's.)
+//
+// Measured (Minimize, a node limit of 2,000 in all, one core): on the
+// compiler traces of BenchmarkPackScaling the peak above max-live fell from
+// 8.13% to 6.88% on 8,000 buffers, 1.91% to 1.37% on 16,000, 9.81% to
+// 6.41% on 32,000 and 9.55% to 8.51% on 64,000 (core searches of 600-800
+// buffers, 20-100 ms each); on the SOMAS copies above (10 s) from 0.485% to
+// 0.436% (a core of 4,549 buffers packed in about 2 s, 13,654 nodes). A
+// step after the first usually finds nothing at either capacity: a core
+// taken from the top of the peak only is not where a second gain lies.
+// Cores that start from a uniform level and grow section by section were
+// the one kind tried that paid: a core of everything alive in the
+// sections without room (tried first on the SOMAS copies) was 16,000 to
+// 19,000 of the 20,840 buffers and found nothing in 100,000 nodes.
+//
 // # Minimize
 //
 // With Minimize, Solve searches the capacity between max-live and the
@@ -231,33 +278,49 @@
 // (Stats.SearchBytes: 16 bytes an entry, 76 a section, 101 a buffer, and
 // the table of failed subproblems at its largest, 32 MiB; a test checks
 // that it covers what the lists and a searcher allocate, within 2x). Above
-// Options.MemoryLimit (1 GiB by default) the branch and bound does not run:
-// Solve returns the best greedy packing, with Stats.OverMemory set, and
-// hieropt pack's summary says so. On Y_1 the branch and bound would need
-// 3.1 GB (its greedy reaches max-live, so it never runs). Running the
-// branch and bound on the hard core only (the sections whose demand is near
-// the peak and the buffers alive there, the rest of the greedy packing
-// kept) would need the search to start from buffers placed at given
-// offsets, which it cannot yet.
+// Options.MemoryLimit (1 GiB by default) the branch and bound over the
+// whole instance does not run: Solve returns the best packing it has (the
+// greedy's, or a hard core's: each core's search is estimated and held to
+// the limit alike, and a core is at most a quarter of the buffers), with
+// Stats.OverMemory set, and hieropt pack's summary says so. On Y_1 the
+// branch and bound would need 3.1 GB (its greedy reaches max-live, so it
+// never runs); the hard cores of the 64,000-buffer trace have 600-800
+// buffers, where the whole instance's search lists 25 million entries
+// (400 MB).
 //
 // # Scaling
 //
-// BenchmarkPackScaling fits time ~ n^k over 1k to 64k buffers (Solve with
-// Minimize and a node limit of 2000, one core). Measured with the machine
-// loaded (4.5-8 on its 2 cores; -benchtime 3x, the fastest run of each
-// size), three runs each interleaved with the code before the start-order
-// pass kept runs, passes were given up and the busiest-section order went
-// first, and a fourth on the final code: on Y_1's prefixes n^1.41-1.66, the
-// whole of it in 0.26-0.64 s (before: n^1.73-1.88, 3.0-3.7 s); on the
-// generated traces n^1.64-1.83, 64k buffers in 5.0-9.6 s (before:
-// n^1.50-1.60, 5.6-11.1 s: no clear change). The traces' exponent rose
-// because their small sizes got faster (on 2,000 buffers the
-// busiest-section order, now first, reaches max-live at once) while at 64k
-// the branch and bound, which the greedy changes do not touch, takes more
-// than half the time. Target n^1.3: not met. What grows faster than n is
-// not the tree but the answer it gives: a greedy query's union of
-// conflicting buffers has the holes of those buffers, and where the buffers
-// alive at once grow with n (they do in Y_1's prefixes and in the generated
+// BenchmarkPackScaling fits time ~ n^k and peak RSS ~ n^k over 1k to 64k
+// buffers (Solve with Minimize and a node limit of 2000, one core; its
+// "fit" sub-benchmarks report time-exp and rss-exp):
+//
+//	go test ./pack -run '^$' -bench PackScaling -benchtime 3x
+//
+// Measured on the final code (the machine shared, load 1.5-5.5 on its 2
+// cores; the fastest of each size's runs): on Y_1's prefixes (whose path
+// the hard core and the seventh order do not touch: the first greedy pass
+// reaches max-live) time n^1.39 (load 1.5, before them), n^1.43 (3),
+// n^1.54 (5.5), peak RSS n^0.28-0.32 (13 MB at 1k,
+// 51-54 MB for the whole, in 0.28-0.51 s; `hieropt pack --minimize` on all
+// of Y_1, the TFLM baseline and the check included: 0.50 s and 80 MB,
+// optimal); on the generated traces time n^1.58 (load 3), n^1.65 (5.5),
+// peak RSS n^0.70 (430-480 MB at 64k, all but 50 MB the whole-instance
+// search's cover lists), 64k buffers in 2.8-3.0 s. Before the hard core
+// and the seventh order the traces gave n^1.61 (load 1.5); the session
+// before, n^1.41-1.66 and n^1.64-1.83 at loads 4.5-8. Target
+// n^1.3: not met. On Y_1 the greedy passes are all the time (one pass
+// reaches max-live); on the traces the whole-instance search with its
+// 1,220 nodes the core searches left is half of it at 64k (its cover
+// lists n²/160 entries, its nodes as costly as the buffers alive where
+// they place: n/80 per section); the core searches take 0.02-0.34 s (on
+// 16k and 32k they spend the 2,000 nodes, and the whole-instance search
+// does not run). (Y_1's 1k prefix runs first and pays the warm-up:
+// it is slower than 2k, which pulls the fit down a little.) The greedy
+// grows faster than n because of the answer its tree gives, not the tree:
+// a greedy query's union of conflicting buffers has the holes of those
+// buffers, and where the buffers alive at once grow with n (they do in
+// Y_1's prefixes, from 6,273 to 9,331 at most, with cover lists from 5
+// to 193 million entries between 16k and 62k rows, and in the generated
 // traces, whose long-lived tenth lives up to n/8), so do the holes: the
 // runs a best-fit query reads grow from 19 to 183-210 between 16k rows of
 // Y_1 and all of it, and from 90 to 265-319 on traces from 16k to 62k
@@ -269,10 +332,7 @@
 // that holds the buffer (on average the 2nd to 30th run) or 32 runs, then
 // merges the rest: 20% less CPU than merging on the traces' first-fit
 // passes, about the same on Y_1, 25-35% more where thousands of long-lived
-// buffers are alive and the hole is far up. On the traces the branch and
-// bound's cover lists hold about n²/160 entries (n/80 buffers alive per
-// section), and its nodes cost as much as the buffers alive where they
-// place.
+// buffers are alive and the hole is far up.
 //
 // # Measured
 //

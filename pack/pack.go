@@ -54,9 +54,11 @@ type Options struct {
 	// entries as the buffers' section counts add up to: 193 million on
 	// idealloc's Y_1) and its per-section and per-buffer state, which
 	// Solve estimates before allocating any (Stats.SearchBytes). Above the
-	// limit the branch and bound does not run: Solve returns the best
-	// greedy packing, with Stats.OverMemory set. Zero: DefaultMemoryLimit;
-	// negative: an error.
+	// limit the branch and bound over the whole instance does not run:
+	// Solve returns the best packing before it (the greedy's, or on large
+	// instances a hard-core search's: each core's search is held to the
+	// limit alike), with Stats.OverMemory set. Zero:
+	// DefaultMemoryLimit; negative: an error.
 	MemoryLimit int64
 	// Seed is for randomized parts. The solver is deterministic: the same
 	// problem, options and seed give the same offsets.
@@ -78,15 +80,16 @@ type Stats struct {
 	Restarts int           // branch-and-bound restarts (strategy or limit changes)
 	Nogoods  int64         // searches cut by the table of failed states
 	Probes   int           // capacities tried by Minimize
+	Cores    int           // hard-core searches that lowered the peak (large instances: see doc.go)
 	Time     time.Duration // wall time of Solve
-	Exact    bool          // whether the branch-and-bound ran
+	Exact    bool          // whether the branch-and-bound ran on the whole instance
 	// SearchBytes is the memory the branch and bound needs by Solve's
 	// estimate (see Options.MemoryLimit), 0 if the greedy packings made it
 	// needless.
 	SearchBytes int64
 	// OverMemory is true when SearchBytes was above Options.MemoryLimit,
-	// so that the branch and bound did not run: the packing is the best
-	// greedy one.
+	// so that the branch and bound over the whole instance did not run:
+	// the packing is the best greedy or hard-core one.
 	OverMemory bool
 	// Limited is true when Options.NodeLimit stopped the search before it
 	// finished (the result is the best found within the limit).

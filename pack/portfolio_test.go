@@ -77,20 +77,26 @@ func TestPortfolioGivesUpHarmlessly(t *testing.T) {
 	require.Greater(t, gaveUp, len(probs)/4)
 }
 
-// TestPortfolioOrders: every order once; byTotal first from scanBelow on.
+// TestPortfolioOrders: every order once; from scanBelow on byTotal first
+// and bySizeEnd last, below it the orders before bySizeEnd as numbered.
 func TestPortfolioOrders(t *testing.T) {
 	for _, n := range []int{1, scanBelow - 1, scanBelow, 100000} {
 		orders := portfolioOrders(n)
-		require.Len(t, orders, int(numGreedyOrders))
+		want := int(numGreedyOrders)
+		if n < scanBelow {
+			want = int(bySizeEnd)
+		}
+		require.Len(t, orders, want)
 		seen := map[greedyOrder]bool{}
 		for _, o := range orders {
 			seen[o] = true
 		}
-		require.Len(t, seen, int(numGreedyOrders))
+		require.Len(t, seen, want)
 		if n >= scanBelow {
 			require.Equal(t, byTotal, orders[0])
+			require.Equal(t, bySizeEnd, orders[len(orders)-1])
 		} else {
-			require.Equal(t, bySize, orders[0])
+			require.Equal(t, []greedyOrder{bySize, byArea, byLength, byTotal, byStart, byConflict}, orders)
 		}
 	}
 }
@@ -121,6 +127,8 @@ func TestGreedyOrderingIsTheStableOne(t *testing.T) {
 					return [2]int64{in.total[i], in.size[i]}
 				case byStart:
 					return [2]int64{-int64(in.lo[i]), in.size[i]}
+				case bySizeEnd:
+					return [2]int64{in.size[i], int64(in.hi[i])}
 				}
 				return [2]int64{int64(in.deg[i]), in.size[i]}
 			}

@@ -143,8 +143,11 @@ func Solve(ctx context.Context, p *Problem, o *Options) (*Solution, error) {
 	if s.lb > s.limitCap {
 		return sol, nil // no packing can fit
 	}
+	if s.hardCore() {
+		return sol, nil
+	}
 	if !s.fitsMemory() {
-		return sol, nil // the best greedy packing, settled by heuristics
+		return sol, nil // the best packing so far: the greedy's or a core search's
 	}
 	sol.Stats.Exact = true
 	if !sol.Solved && !s.firstFit() {
@@ -266,10 +269,7 @@ func (s *solver) heuristics() bool {
 // Options.MemoryLimit (and its cover lists within their int32 indices).
 // It records the estimate, and OverMemory when it says no.
 func (s *solver) fitsMemory() bool {
-	limit := s.o.MemoryLimit
-	if limit == 0 {
-		limit = DefaultMemoryLimit
-	}
+	limit := s.memoryLimit()
 	est := s.in.searchBytes()
 	s.sol.Stats.SearchBytes = est
 	if est > limit || s.in.coverSize > math.MaxInt32 {
