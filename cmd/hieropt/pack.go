@@ -576,6 +576,10 @@ type packRow struct {
 	// (SearchBytes) being above the packer's limit (MemoryLimit).
 	OverMemory  bool  `json:"over_memory,omitempty"`
 	SearchBytes int64 `json:"search_bytes,omitempty"`
+	// Cores counts the hard-core searches that lowered the peak (the
+	// branch and bound on the buffers above the greedy's low ones: large
+	// instances only, see pack/doc.go).
+	Cores       int   `json:"hard_cores,omitempty"`
 	MemoryLimit int64 `json:"memory_limit,omitempty"`
 	// TFLMPeak is TFLite Micro's greedy peak on the same buffers, null
 	// where it did not finish (TFLMNote says why); TFLMSavedPct is how
@@ -622,6 +626,7 @@ func (in *packInstance) row() packRow {
 	r.Nodes, r.Greedy, r.Restarts, r.Probes = s.Stats.Nodes, s.Stats.Greedy, s.Stats.Restarts, s.Stats.Probes
 	r.Seconds, r.TimeLimitHit = s.Stats.Time.Seconds(), in.limitHit
 	r.OverMemory, r.SearchBytes, r.MemoryLimit = s.Stats.OverMemory, s.Stats.SearchBytes, in.memLimit
+	r.Cores = s.Stats.Cores
 	if in.cut != pack.PhaseNone {
 		r.Cut = in.cut.String()
 	}
@@ -788,6 +793,8 @@ func writePackSummary(w io.Writer, in *packInstance, r packRow) {
 		verdict = "optimal: the peak equals max-live"
 	case r.Optimal:
 		verdict = "optimal: the search proved that no smaller peak fits"
+	case r.OverMemory && r.Cores > 0:
+		verdict = "the best of the greedy packings and the hard-core searches; not proven optimal (the whole instance too large for the branch and bound: see search)"
 	case r.OverMemory:
 		verdict = "the best greedy packing; not proven optimal (too large for the branch and bound: see search)"
 	case r.Minimize && r.TimeLimitHit:
@@ -799,11 +806,15 @@ func writePackSummary(w io.Writer, in *packInstance, r packRow) {
 	}
 	fmt.Fprintf(w, "peak       %s, %.2f%% above max-live: %s\n", exactBytes(r.Peak), r.GapPct, verdict)
 	fmt.Fprintf(w, "TFLM       %s\n", tflmLine(r))
+	cores := ""
+	if r.Cores > 0 {
+		cores = fmt.Sprintf(", %s that lowered the peak", plural(r.Cores, "hard-core search"))
+	}
 	if r.OverMemory {
-		fmt.Fprintf(w, "search     %d greedy packings; no branch and bound: it would take about %s, above the limit of %s\n",
-			r.Greedy, fmtBytes(r.SearchBytes), fmtBytes(r.MemoryLimit))
+		fmt.Fprintf(w, "search     %d greedy packings%s; no branch and bound on the whole instance: it would take about %s, above the limit of %s\n",
+			r.Greedy, cores, fmtBytes(r.SearchBytes), fmtBytes(r.MemoryLimit))
 	} else {
-		fmt.Fprintf(w, "search     %d greedy packings, %d nodes, %d restarts, %d capacity probes\n", r.Greedy, r.Nodes, r.Restarts, r.Probes)
+		fmt.Fprintf(w, "search     %d greedy packings%s, %d nodes, %d restarts, %d capacity probes\n", r.Greedy, cores, r.Nodes, r.Restarts, r.Probes)
 	}
 	fmt.Fprintf(w, "time       %s\n", packTimeLine(in, r))
 	switch {

@@ -35,7 +35,7 @@ func TestPackSummarySaysOverMemory(t *testing.T) {
 	r := in.row()
 	var w bytes.Buffer
 	writePackSummary(&w, in, r)
-	assert.Contains(t, w.String(), "no branch and bound: it would take about "+fmtBytes(sol.Stats.SearchBytes)+", above the limit of "+fmtBytes(limit)+"\n")
+	assert.Contains(t, w.String(), "no branch and bound on the whole instance: it would take about "+fmtBytes(sol.Stats.SearchBytes)+", above the limit of "+fmtBytes(limit)+"\n")
 	assert.Contains(t, w.String(), "the best greedy packing; not proven optimal")
 	data, err := json.Marshal(r)
 	require.NoError(t, err)
