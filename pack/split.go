@@ -2,6 +2,7 @@ package pack
 
 import (
 	"cmp"
+	"math/rand/v2"
 	"slices"
 )
 
@@ -46,6 +47,9 @@ const (
 	// splitShareNodes bounds the search that shares a time point's
 	// starters among the parts of its enders.
 	splitShareNodes = 4096
+	// splitVariants is the walks tried on a part: forwards and backwards,
+	// with and without affinities, then with ties broken at random.
+	splitVariants = 12
 	// splitTriples bounds the values among which cancel looks for three
 	// that cancel one (a quadratic search); splitSumRange the totals
 	// cancelSums tabulates, in units of the values' gcd.
@@ -147,10 +151,15 @@ func (sp *splitter) solve(bufs []int32, t0, t1 int32, W, base int64) bool {
 	// In space: the parts that balance at every inner time point, found
 	// walking forwards, else backwards (where the first walk glued parts
 	// together, the second often does not), else both without the
-	// starters' affinities.
+	// starters' affinities, else with ties broken at random (N = 5,000,
+	// seeds 1-8: 4 packed with these, 3 without).
 	var parts [][]int32
-	for v := 0; v < 4 && len(parts) <= 1 && !sp.cut; v++ {
-		parts = sp.components(ix, bufs, t0, t1, v&1 == 1, v >= 2)
+	for v := 0; v < splitVariants && len(parts) <= 1 && !sp.cut; v++ {
+		var r *rand.Rand
+		if v >= 4 {
+			r = rand.New(rand.NewPCG(sp.seed, uint64(v)))
+		}
+		parts = sp.components(ix, bufs, t0, t1, v&1 == 1, v == 2 || v == 3, r)
 	}
 	if len(parts) > 1 {
 		ok := true
@@ -189,7 +198,7 @@ func (sp *splitter) solve(bufs []int32, t0, t1 int32, W, base int64) bool {
 // buffer that ends when it does (the children of a cut across space all
 // end together), unless plain. Walking backwards (reverse), starts and
 // ends trade places.
-func (sp *splitter) components(ix *spanIndex, bufs []int32, t0, t1 int32, reverse, plain bool) [][]int32 {
+func (sp *splitter) components(ix *spanIndex, bufs []int32, t0, t1 int32, reverse, plain bool, r *rand.Rand) [][]int32 {
 	in := sp.in
 	local := make(map[int32]int32, len(bufs))
 	for i, b := range bufs {
@@ -245,7 +254,7 @@ func (sp *splitter) components(ix *spanIndex, bufs []int32, t0, t1 int32, revers
 			classes[i] = sums[r]
 		}
 		affine := func(s, c int) bool { return !plain && ends[roots[c]][hi[starts[s]]] > 0 }
-		w := shareStarters(in, starts, classes, hi, affine)
+		w := shareStarters(in, starts, classes, hi, affine, r)
 		for _, k := range w.joined {
 			union(roots[k[0]], roots[k[1]])
 		}
@@ -288,11 +297,20 @@ type sharing struct {
 // sum, trying first the classes the starter has an affinity with, then
 // an exact fit. Where it finds no way (within splitShareNodes), classes
 // are joined: it cuts the classes and the starters into the finest groups
-// that balance that it finds, and the classes of a group join.
-func shareStarters(in *inst, starts []int32, classes []int64, hi []int32, affine func(s, c int) bool) sharing {
+// that balance that it finds, and the classes of a group join. With r,
+// the starters of one size and the classes are tried in a random order.
+func shareStarters(in *inst, starts []int32, classes []int64, hi []int32, affine func(s, c int) bool, r *rand.Rand) sharing {
 	ord := make([]int, len(starts))
 	for i := range ord {
 		ord[i] = i
+	}
+	cls := make([]int, len(classes)) // the classes in the order tried
+	for i := range cls {
+		cls[i] = i
+	}
+	if r != nil {
+		r.Shuffle(len(ord), func(i, j int) { ord[i], ord[j] = ord[j], ord[i] })
+		r.Shuffle(len(cls), func(i, j int) { cls[i], cls[j] = cls[j], cls[i] })
 	}
 	slices.SortStableFunc(ord, func(x, y int) int { return cmp.Compare(in.size[starts[y]], in.size[starts[x]]) })
 	groupOf := make([]int, len(starts))
@@ -312,10 +330,10 @@ func shareStarters(in *inst, starts []int32, classes []int64, hi []int32, affine
 		// classes in order.
 		from := 0
 		if p := starts[ord[max(j-1, 0)]]; j > 0 && in.size[p] == sz && hi[p] == hi[starts[s]] {
-			from = groupOf[ord[j-1]]
+			from = slices.Index(cls, groupOf[ord[j-1]])
 		}
 		for pass := 0; pass < 3; pass++ {
-			for c := from; c < len(rem); c++ {
+			for _, c := range cls[from:] {
 				if rem[c] < sz {
 					continue
 				}
