@@ -6,7 +6,8 @@ import (
 	"slices"
 )
 
-// Splitting a zero-waste instance (see doc.go, "Perfect packings: splits").
+// Splitting a zero-waste instance (see doc.go, "Zero-waste instances:
+// splits").
 // Where every section's demand is the capacity W, the buffers read as a
 // flow of value W through the time points: a buffer carries its size from
 // its start to its end, and at every time point inside the span what ends
@@ -21,9 +22,9 @@ import (
 // Each part is again zero-waste, and is split in turn; a part that does
 // not split is handed to the branch and bound at its own width. A packing
 // put together so is valid whatever splits were chosen (the parts use
-// disjoint time or disjoint memory); a bad split can only make a part
-// infeasible, and then other splits are tried. Nothing is proved by a
-// failure. Random guillotine cuts (perfect_pack.py) split down to single
+// disjoint time or disjoint memory); a bad split can only leave a part
+// that does not pack, and then the part it was split from goes to the
+// branch and bound. Nothing is proved by a failure. Random guillotine cuts (perfect_pack.py) split down to single
 // buffers: a cut across space is a split in space, one across time a
 // split in time, once the cuts above it are undone.
 
@@ -34,15 +35,17 @@ type splitter struct {
 	seed uint64
 	stop func() bool
 	st   *Stats
-	// work counts closure steps and branch-and-bound nodes; the packing
-	// is given up when it reaches limit.
+	// work counts the buffers the walks handle at time points and the
+	// branch-and-bound nodes; the packing is given up when it reaches
+	// limit.
 	work, limit int64
 	// maxNodes is what st.Nodes may reach (Options.NodeLimit).
 	maxNodes int64
 	cut      bool // stop said so, or the limit ran out
 }
 
-// Settings of the splits, measured on perfect packings (see doc.go).
+// Settings of the splits: splitVariants was measured on perfect packings
+// (see solve); the others bound the work of a search.
 const (
 	// splitShareNodes bounds the search that shares a time point's
 	// starters among the parts of its enders.
