@@ -340,12 +340,13 @@
 // the final code, machine load 2-8 on its 2 cores:
 //
 //   - BenchmarkPerfectPack (go test ./pack -run X -bench PerfectPack
-//     -benchtime 1x; Go seed 1): N = 1,000 in 22 ms, 2,000 in 50 ms,
-//     5,000 in 216 ms; 20,000 unsolved in 60 s (45% above max-live, the
-//     greedy's peak). Before: 1,000 to 5,000 unsolved in 10 s each, 43-54%
+//     -benchtime 1x, two runs; Go seed 1): N = 1,000 in 17-22 ms, 2,000
+//     in 50-147 ms, 5,000 in 177-216 ms; 20,000 unsolved in 60 s (45%
+//     above max-live, the greedy's peak). Before: 1,000 to 5,000 unsolved in 10 s each, 43-54%
 //     above.
-//   - Go seeds 1-8 (Solve, 2 s each): N = 2,000 all eight packed; N =
-//     5,000 seeds 1, 3, 4 and 6 in 0.15-0.20 s, the other four not; N =
+//   - Go seeds 1-8 (Solve, 2-3 s each): N = 2,000 all eight packed; N =
+//     5,000 seeds 1, 2, 3, 4 and 6 in 0.15-0.25 s (seed 2 with 4,219
+//     nodes on a part that did not split), the other three not; N =
 //     20,000 seeds 1-4 none.
 //   - The Python generator's files through the command (hieropt pack
 //     --time-limit 10s perfectNsS.1048576.csv, the whole command): N =

@@ -52,7 +52,7 @@ const (
 	splitShareNodes = 4096
 	// splitVariants is the walks tried on a part: forwards and backwards,
 	// with and without affinities, then with ties broken at random.
-	splitVariants = 12
+	splitVariants = 24
 	// splitTriples bounds the values among which cancel looks for three
 	// that cancel one (a quadratic search); splitSumRange the totals
 	// cancelSums tabulates, in units of the values' gcd.
@@ -154,8 +154,9 @@ func (sp *splitter) solve(bufs []int32, t0, t1 int32, W, base int64) bool {
 	// In space: the parts that balance at every inner time point, found
 	// walking forwards, else backwards (where the first walk glued parts
 	// together, the second often does not), else both without the
-	// starters' affinities, else with ties broken at random (N = 5,000,
-	// seeds 1-8: 4 packed with these, 3 without).
+	// starters' affinities, else with ties broken at random (perfect
+	// packings of N = 5,000, Go seeds 1-8: 3 packed with the four fixed
+	// walks, 4 with 12 walks, 5 with 24 or 40).
 	var parts [][]int32
 	for v := 0; v < splitVariants && len(parts) <= 1 && !sp.cut; v++ {
 		var r *rand.Rand

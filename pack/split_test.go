@@ -21,7 +21,7 @@ func TestSplitPerfect(t *testing.T) {
 	}{
 		{1000, []uint64{1, 2, 3}},
 		{2000, []uint64{1, 2, 3}},
-		{5000, []uint64{1, 3, 4}},
+		{5000, []uint64{1, 3, 4, 6}},
 	} {
 		for _, seed := range c.seeds {
 			t.Run(fmt.Sprintf("n%d_s%d", c.n, seed), func(t *testing.T) {
