@@ -94,6 +94,9 @@ type Stats struct {
 	// Limited is true when Options.NodeLimit stopped the search before it
 	// finished (the result is the best found within the limit).
 	Limited bool
+	// Split is true when the packing came from splitting a zero-waste
+	// instance in time and space (see the package documentation).
+	Split bool
 	// Phases is the time of each phase; the four add up to Time.
 	Phases PhaseTimes
 	// Cut is the phase that Options.Deadline or Solve's context stopped

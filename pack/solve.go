@@ -149,6 +149,9 @@ func Solve(ctx context.Context, p *Problem, o *Options) (*Solution, error) {
 	if !s.fitsMemory() {
 		return sol, nil // the best packing so far: the greedy's or a core search's
 	}
+	if s.split() {
+		return sol, nil
+	}
 	sol.Stats.Exact = true
 	if !sol.Solved && !s.firstFit() {
 		return sol, nil
@@ -279,6 +282,30 @@ func (s *solver) fitsMemory() bool {
 	return true
 }
 
+// split packs a zero-waste instance (every section's demand is max-live)
+// at max-live by splitting it in time and space (split.go), before the
+// branch and bound, when the greedy packings did not reach max-live and
+// it is within the capacity. It reports whether it did: the packing is
+// then optimal.
+func (s *solver) split() bool {
+	sol := s.sol
+	if sol.Optimal || (sol.Solved && !s.o.Minimize) || s.lb > s.limitCap {
+		return false
+	}
+	limit := splitWork*int64(s.in.n) + splitWorkBase
+	offs := splitPack(s.in, s.lb, s.o.Seed, limit, s.nodesLeft(), s.stop, &sol.Stats)
+	if offs == nil {
+		return false
+	}
+	found := &Solution{Offsets: offs, Peak: peakOf(s.p, offs)}
+	if err := Check(&Problem{Buffers: s.p.Buffers, Capacity: s.lb}, found); err != nil {
+		panic(fmt.Sprintf("pack: a split packing is wrong: %v", err))
+	}
+	sol.Offsets, sol.Peak, sol.Solved, sol.Optimal = offs, found.Peak, true, true
+	sol.Stats.Split = true
+	return true
+}
+
 // firstFit runs the branch-and-bound for any packing within the capacity
 // (the greedy packings did not fit). It reports whether the search goes
 // on: Minimize asked for the smallest peak and it is not proven yet.
@@ -387,6 +414,14 @@ func (s *solver) probe(c int64) exactResult {
 
 // lubyUnit is the node limit of a unit run of the root restart loop.
 const lubyUnit int64 = 4000
+
+// The work the splits of a zero-waste instance may take (split.go): per
+// buffer, and on top. A unit is a buffer handled at a time point or a
+// branch-and-bound node on a part that does not split.
+const (
+	splitWork     = 64
+	splitWorkBase = 200000
+)
 
 // minimizeBudget is the node budget of Minimize's first probes (at least
 // two nodes per buffer).

@@ -1,0 +1,560 @@
+package pack
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+)
+
+// Splitting a zero-waste instance (see doc.go, "Zero-waste instances:
+// splits").
+// Where every section's demand is the capacity W, the buffers read as a
+// flow of value W through the time points: a buffer carries its size from
+// its start to its end, and at every time point inside the span what ends
+// equals what starts. Such an instance splits two ways:
+//
+//   - in time, at a time point no buffer crosses: the two sides never meet;
+//   - in space, into a part A whose demand is the same c < W in every
+//     section (a sub-flow: at every inner time point what of A ends equals
+//     what of A starts) and the rest, whose demand is then W - c: A packed
+//     in [0, c) and the rest in [c, W) never overlap.
+//
+// Each part is again zero-waste, and is split in turn; a part that does
+// not split is handed to the branch and bound at its own width. A packing
+// put together so is valid whatever splits were chosen (the parts use
+// disjoint time or disjoint memory); a bad split can only leave a part
+// that does not pack, and then the part it was split from goes to the
+// branch and bound. Nothing is proved by a failure. Random guillotine cuts (perfect_pack.py) split down to single
+// buffers: a cut across space is a split in space, one across time a
+// split in time, once the cuts above it are undone.
+
+// splitter packs a zero-waste instance by splits.
+type splitter struct {
+	in   *inst
+	off  []int64
+	seed uint64
+	stop func() bool
+	st   *Stats
+	// work counts the buffers the walks handle at time points and the
+	// branch-and-bound nodes; the packing is given up when it reaches
+	// limit.
+	work, limit int64
+	// maxNodes is what st.Nodes may reach (Options.NodeLimit).
+	maxNodes int64
+	cut      bool // stop said so, or the limit ran out
+}
+
+// Settings of the splits: splitVariants was measured on perfect packings
+// (see solve); the others bound the work of a search.
+const (
+	// splitShareNodes bounds the search that shares a time point's
+	// starters among the parts of its enders.
+	splitShareNodes = 4096
+	// splitVariants is the walks tried on a part: forwards and backwards,
+	// with and without affinities, then with ties broken at random.
+	splitVariants = 24
+	// splitTriples bounds the values among which cancel looks for three
+	// that cancel one (a quadratic search); splitSumRange the totals
+	// cancelSums tabulates, in units of the values' gcd.
+	splitTriples  = 200
+	splitSumRange = 1 << 20
+)
+
+// splittable reports whether in is zero-waste at capacity C (every
+// section's demand is C) and offsets that are sums of sizes are aligned.
+func splittable(in *inst, C int64) bool {
+	var gs int64
+	for _, s := range in.size {
+		gs = gcd(gs, s)
+	}
+	for _, a := range in.align {
+		if gs%a != 0 {
+			return false
+		}
+	}
+	for _, d := range in.demand {
+		if d != C {
+			return false
+		}
+	}
+	return in.ns > 0
+}
+
+// splitPack packs in at capacity C by splits, spending at most limit
+// work and nodes branch-and-bound nodes (counted in st). It returns the
+// offsets, or nil.
+func splitPack(in *inst, C int64, seed uint64, limit, nodes int64, stop func() bool, st *Stats) []int64 {
+	if !splittable(in, C) {
+		return nil
+	}
+	sp := &splitter{in: in, off: make([]int64, in.n), seed: seed, stop: stop, st: st, limit: limit,
+		maxNodes: st.Nodes + min(nodes, inf)}
+	all := make([]int32, in.n)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	if !sp.solve(all, 0, int32(in.ns), C, 0) {
+		return nil
+	}
+	return sp.off
+}
+
+// tick counts n units of work and reports whether to give up.
+func (sp *splitter) tick(n int64) bool {
+	sp.work += n
+	if sp.work >= sp.limit || (sp.work&1023 < n && sp.stop()) {
+		sp.cut = true
+	}
+	return sp.cut
+}
+
+// solve packs bufs, whose demand is W in every section of [t0, t1), in
+// [base, base+W).
+func (sp *splitter) solve(bufs []int32, t0, t1 int32, W, base int64) bool {
+	in := sp.in
+	if sp.tick(1) {
+		return false
+	}
+	if len(bufs) == 1 {
+		sp.off[bufs[0]] = base
+		return true
+	}
+	// In time: the time points inside the span that no buffer crosses.
+	cross := make([]int32, t1-t0+1)
+	for _, b := range bufs {
+		if in.hi[b]-in.lo[b] >= 2 {
+			cross[in.lo[b]+1-t0]++
+			cross[in.hi[b]-t0]--
+		}
+	}
+	var cuts []int32
+	c := int32(0)
+	for t := t0 + 1; t < t1; t++ {
+		c += cross[t-t0]
+		if c == 0 {
+			cuts = append(cuts, t)
+		}
+	}
+	if len(cuts) > 0 {
+		cuts = append(cuts, t1)
+		byLo := slices.Clone(bufs)
+		slices.SortStableFunc(byLo, func(x, y int32) int { return cmp.Compare(in.lo[x], in.lo[y]) })
+		from := t0
+		for _, to := range cuts {
+			i, _ := slices.BinarySearchFunc(byLo, from, func(b, t int32) int { return cmp.Compare(in.lo[b], t) })
+			j, _ := slices.BinarySearchFunc(byLo, to, func(b, t int32) int { return cmp.Compare(in.lo[b], t) })
+			if !sp.solve(byLo[i:j], from, to, W, base) {
+				return false
+			}
+			from = to
+		}
+		return true
+	}
+	ix := newSpanIndex(in, bufs)
+	// In space: the parts that balance at every inner time point, found
+	// walking forwards, else backwards (where the first walk glued parts
+	// together, the second often does not), else both without the
+	// starters' affinities, else with ties broken at random (perfect
+	// packings of N = 5,000, Go seeds 1-8: 3 packed with the four fixed
+	// walks, 4 with 12 walks, 5 with 24 or 40).
+	var parts [][]int32
+	for v := 0; v < splitVariants && len(parts) <= 1 && !sp.cut; v++ {
+		var r *rand.Rand
+		if v >= 4 {
+			r = rand.New(rand.NewPCG(sp.seed, uint64(v)))
+		}
+		parts = sp.components(ix, bufs, t0, t1, v&1 == 1, v == 2 || v == 3, r)
+	}
+	if len(parts) > 1 {
+		ok := true
+		b0 := base
+		for _, p := range parts {
+			var w int64
+			for _, b := range p {
+				if in.lo[b] == t0 {
+					w += in.size[b]
+				}
+			}
+			if ok = sp.solve(p, t0, t1, w, b0); !ok {
+				break
+			}
+			b0 += w
+		}
+		if ok || sp.cut {
+			return ok
+		}
+	}
+	// A part that does not split: the branch and bound, at its width.
+	return sp.exact(bufs, W, base)
+}
+
+// components splits bufs (no time point inside [t0, t1) is crossed by
+// none of them) into parts each of which balances at every inner time
+// point. It walks the time points in order, joining buffers into parts:
+// at each, the buffers that end there fall into the parts they are in
+// already, and the buffers that start there are shared among those parts,
+// each part getting starters whose sizes add up to its enders' (parts
+// whose enders no subset of the starters matches are joined). A part then
+// balances wherever it was given its starters, which is everywhere.
+// Starters can often be shared more than one way, and a starter given to
+// the wrong part later joins it to the right one (on perfect packings,
+// gluing whole subtrees together): a starter goes first to a part with a
+// buffer that ends when it does (the children of a cut across space all
+// end together), unless plain. Walking backwards (reverse), starts and
+// ends trade places.
+func (sp *splitter) components(ix *spanIndex, bufs []int32, t0, t1 int32, reverse, plain bool, r *rand.Rand) [][]int32 {
+	in := sp.in
+	local := make(map[int32]int32, len(bufs))
+	for i, b := range bufs {
+		local[b] = int32(i)
+	}
+	uf := make([]int32, len(bufs))
+	hi, endsAt, startsAt := in.hi, ix.endsAt, ix.startsAt
+	if reverse {
+		hi, endsAt, startsAt = in.lo, ix.startsAt, ix.endsAt
+	}
+	// ends: per part (at its root), how many of its buffers end at each
+	// time point; merged smaller into larger.
+	ends := make([]map[int32]int32, len(bufs))
+	for i, b := range bufs {
+		uf[i] = int32(i)
+		ends[i] = map[int32]int32{hi[b]: 1}
+	}
+	union := func(x, y int32) {
+		x, y = ufFind(uf, x), ufFind(uf, y)
+		if x == y {
+			return
+		}
+		if len(ends[x]) < len(ends[y]) {
+			x, y = y, x
+		}
+		for k, v := range ends[y] {
+			ends[x][k] += v
+		}
+		ends[y] = nil
+		uf[y] = x
+	}
+	for k := t0 + 1; k < t1; k++ {
+		t := k
+		if reverse {
+			t = t0 + t1 - k
+		}
+		var roots []int32
+		sums := map[int32]int64{}
+		for _, b := range endsAt(t) {
+			r := ufFind(uf, local[b])
+			if _, ok := sums[r]; !ok {
+				roots = append(roots, r)
+			}
+			sums[r] += in.size[b]
+		}
+		slices.Sort(roots)
+		starts := startsAt(t)
+		if sp.tick(int64(len(starts) + len(roots))) {
+			return nil
+		}
+		classes := make([]int64, len(roots))
+		for i, r := range roots {
+			classes[i] = sums[r]
+		}
+		affine := func(s, c int) bool { return !plain && ends[roots[c]][hi[starts[s]]] > 0 }
+		w := shareStarters(in, starts, classes, hi, affine, r)
+		for _, k := range w.joined {
+			union(roots[k[0]], roots[k[1]])
+		}
+		for i, b := range starts {
+			union(roots[w.groupOf[i]], local[b])
+		}
+	}
+	idx := map[int32]int{}
+	var parts [][]int32
+	for i, b := range bufs {
+		r := ufFind(uf, int32(i))
+		k, ok := idx[r]
+		if !ok {
+			k = len(parts)
+			idx[r] = k
+			parts = append(parts, nil)
+		}
+		parts[k] = append(parts[k], b)
+	}
+	return parts
+}
+
+func ufFind(uf []int32, x int32) int32 {
+	for uf[x] != x {
+		uf[x] = uf[uf[x]]
+		x = uf[x]
+	}
+	return x
+}
+
+// sharing gives each starter of a time point a class (the parts of its
+// enders), after joining some classes.
+type sharing struct {
+	groupOf []int
+	joined  [][2]int
+}
+
+// shareStarters gives each starter a class (the parts of the enders, with
+// their sizes' sums) such that the starters given a class add up to its
+// sum, trying first the classes the starter has an affinity with, then
+// an exact fit. Where it finds no way (within splitShareNodes), classes
+// are joined: it cuts the classes and the starters into the finest groups
+// that balance that it finds, and the classes of a group join. With r,
+// the starters of one size and the classes are tried in a random order.
+func shareStarters(in *inst, starts []int32, classes []int64, hi []int32, affine func(s, c int) bool, r *rand.Rand) sharing {
+	ord := make([]int, len(starts))
+	for i := range ord {
+		ord[i] = i
+	}
+	cls := make([]int, len(classes)) // the classes in the order tried
+	for i := range cls {
+		cls[i] = i
+	}
+	if r != nil {
+		r.Shuffle(len(ord), func(i, j int) { ord[i], ord[j] = ord[j], ord[i] })
+		r.Shuffle(len(cls), func(i, j int) { cls[i], cls[j] = cls[j], cls[i] })
+	}
+	slices.SortStableFunc(ord, func(x, y int) int { return cmp.Compare(in.size[starts[y]], in.size[starts[x]]) })
+	groupOf := make([]int, len(starts))
+	rem := slices.Clone(classes)
+	nodes := 0
+	var dfs func(j int) bool
+	dfs = func(j int) bool {
+		if nodes++; nodes > splitShareNodes {
+			return false
+		}
+		if j == len(ord) {
+			return true
+		}
+		s := ord[j]
+		sz := in.size[starts[s]]
+		// Starters of one size and end are interchangeable: keep their
+		// classes in order.
+		from := 0
+		if p := starts[ord[max(j-1, 0)]]; j > 0 && in.size[p] == sz && hi[p] == hi[starts[s]] {
+			from = slices.Index(cls, groupOf[ord[j-1]])
+		}
+		for pass := 0; pass < 3; pass++ {
+			for _, c := range cls[from:] {
+				if rem[c] < sz {
+					continue
+				}
+				rank := 2
+				if affine(s, c) {
+					rank = 0
+				} else if rem[c] == sz {
+					rank = 1
+				}
+				if rank != pass {
+					continue
+				}
+				rem[c] -= sz
+				groupOf[s] = c
+				ok := dfs(j + 1)
+				rem[c] += sz
+				if ok {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if len(classes) == 1 || dfs(0) {
+		return sharing{groupOf: groupOf}
+	}
+	// Else the finest groups that balance, classes and starters alike:
+	// a class joins the others of its group.
+	vals := make([]int64, 0, len(classes)+len(starts))
+	vals = append(vals, classes...)
+	for _, b := range starts {
+		vals = append(vals, -in.size[b])
+	}
+	w := sharing{groupOf: make([]int, len(starts))}
+	for _, g := range balancedGroups(vals) {
+		first := -1
+		for _, i := range g {
+			if i < len(classes) {
+				if first < 0 {
+					first = i
+				} else {
+					w.joined = append(w.joined, [2]int{first, i})
+				}
+			}
+		}
+		for _, i := range g {
+			if i >= len(classes) {
+				w.groupOf[i-len(classes)] = first
+			}
+		}
+	}
+	return w
+}
+
+// balancedGroups cuts vals, which sum to zero, into groups (of indices)
+// that each sum to zero: the value of largest magnitude left with the
+// fewest others that cancel it (up to three, else by subset sums), else
+// all that are left.
+func balancedGroups(vals []int64) [][]int {
+	rem := make([]int, len(vals))
+	for i := range rem {
+		rem[i] = i
+	}
+	abs := func(v int64) int64 { return max(v, -v) }
+	slices.SortStableFunc(rem, func(x, y int) int { return cmp.Compare(abs(vals[y]), abs(vals[x])) })
+	var out [][]int
+	for len(rem) > 0 {
+		g := cancel(vals, rem)
+		if g == nil {
+			return append(out, rem)
+		}
+		out = append(out, g)
+		rem = slices.DeleteFunc(rem, func(i int) bool { return slices.Contains(g, i) })
+	}
+	return out
+}
+
+// cancel returns rem[0] with the fewest others of rem whose values sum to
+// minus its value (one to three by lookup, more by subset sums), or nil.
+func cancel(vals []int64, rem []int) []int {
+	f, need := rem[0], -vals[rem[0]]
+	rest := rem[1:]
+	at := make(map[int64][]int, len(rest))
+	for _, i := range rest {
+		at[vals[i]] = append(at[vals[i]], i)
+	}
+	// other returns an index of rest with value v, none of used, or -1.
+	other := func(v int64, used ...int) int {
+		for _, i := range at[v] {
+			if !slices.Contains(used, i) {
+				return i
+			}
+		}
+		return -1
+	}
+	if i := other(need); i >= 0 {
+		return []int{f, i}
+	}
+	for _, i := range rest {
+		if j := other(need-vals[i], i); j >= 0 {
+			return []int{f, i, j}
+		}
+	}
+	if len(rest) <= splitTriples {
+		for x, i := range rest {
+			for _, j := range rest[x+1:] {
+				if k := other(need-vals[i]-vals[j], i, j); k >= 0 {
+					return []int{f, i, j, k}
+				}
+			}
+		}
+	}
+	return cancelSums(vals, rem)
+}
+
+// cancelSums returns rem[0] with others of rem whose values cancel it: of
+// the values of rem[0]'s sign, the smallest total (rem[0]'s included)
+// that the values of the other sign match; nil if none (or the totals, in
+// units of the values' gcd, exceed splitSumRange). Each total reached
+// keeps the first value that reached it, which rebuilds a subset.
+func cancelSums(vals []int64, rem []int) []int {
+	abs := func(v int64) int64 { return max(v, -v) }
+	f := rem[0]
+	var g, same, opp int64
+	var sameIdx, oppIdx []int
+	for _, i := range rem {
+		g = gcd(g, abs(vals[i]))
+		if (vals[i] > 0) == (vals[f] > 0) {
+			same += abs(vals[i])
+			if i != f {
+				sameIdx = append(sameIdx, i)
+			}
+		} else {
+			opp += abs(vals[i])
+			oppIdx = append(oppIdx, i)
+		}
+	}
+	top := min(same, opp) / g
+	if top > splitSumRange {
+		return nil
+	}
+	// sums returns, per total up to top, the index in idx of the value
+	// that first reached it, plus one (0: not reached; total 0: -1).
+	sums := func(idx []int) []int32 {
+		first := make([]int32, top+1)
+		first[0] = -1
+		for k, i := range idx {
+			v := abs(vals[i]) / g
+			for x := top; x >= v; x-- {
+				if first[x] == 0 && first[x-v] != 0 {
+					first[x] = int32(k + 1)
+				}
+			}
+		}
+		return first
+	}
+	rebuild := func(first []int32, idx []int, x int64) []int {
+		var out []int
+		for x > 0 {
+			i := idx[first[x]-1]
+			out = append(out, i)
+			x -= abs(vals[i]) / g
+		}
+		return out
+	}
+	a := abs(vals[f]) / g
+	fs, fo := sums(sameIdx), sums(oppIdx)
+	for v := a; v <= top; v++ {
+		if fo[v] != 0 && fs[v-a] != 0 {
+			return append(append([]int{f}, rebuild(fs, sameIdx, v-a)...), rebuild(fo, oppIdx, v)...)
+		}
+	}
+	return nil
+}
+
+// exact packs bufs in [base, base+W) by the branch and bound, under the
+// work left.
+func (sp *splitter) exact(bufs []int32, W, base int64) bool {
+	in := sp.in
+	p := &Problem{Capacity: W, Buffers: make([]Buffer, len(bufs))}
+	for i, b := range bufs {
+		p.Buffers[i] = Buffer{Lower: int64(in.lo[b]), Upper: int64(in.hi[b]), Size: in.size[b], Align: in.align[b]}
+	}
+	sub := newInst(p, func() bool { return false })
+	nodes := sp.st.Nodes
+	offs, r := exact(sub, W, sp.seed, sp.stop, sp.st, min(sp.maxNodes-sp.st.Nodes, max(minimizeBudget, 2*int64(len(bufs)))))
+	if sp.tick(sp.st.Nodes - nodes); r != exactFound {
+		sp.cut = sp.cut || r == exactStopped || sp.st.Nodes >= sp.maxNodes
+		return false
+	}
+	for i, b := range bufs {
+		sp.off[b] = base + offs[i]
+	}
+	return true
+}
+
+// spanIndex lists a part's buffers by the time point they start and end.
+type spanIndex struct {
+	byLo, byHi []int32
+	lo, hi     []int32 // the instance's
+}
+
+func newSpanIndex(in *inst, bufs []int32) *spanIndex {
+	ix := &spanIndex{byLo: slices.Clone(bufs), byHi: slices.Clone(bufs), lo: in.lo, hi: in.hi}
+	slices.SortStableFunc(ix.byLo, func(x, y int32) int { return cmp.Compare(in.lo[x], in.lo[y]) })
+	slices.SortStableFunc(ix.byHi, func(x, y int32) int { return cmp.Compare(in.hi[x], in.hi[y]) })
+	return ix
+}
+
+func (ix *spanIndex) startsAt(t int32) []int32 {
+	i, _ := slices.BinarySearchFunc(ix.byLo, t, func(b, t int32) int { return cmp.Compare(ix.lo[b], t) })
+	j, _ := slices.BinarySearchFunc(ix.byLo, t+1, func(b, t int32) int { return cmp.Compare(ix.lo[b], t) })
+	return ix.byLo[i:j]
+}
+
+func (ix *spanIndex) endsAt(t int32) []int32 {
+	i, _ := slices.BinarySearchFunc(ix.byHi, t, func(b, t int32) int { return cmp.Compare(ix.hi[b], t) })
+	j, _ := slices.BinarySearchFunc(ix.byHi, t+1, func(b, t int32) int { return cmp.Compare(ix.hi[b], t) })
+	return ix.byHi[i:j]
+}
