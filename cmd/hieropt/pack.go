@@ -579,7 +579,10 @@ type packRow struct {
 	// Cores counts the hard-core searches that lowered the peak (the
 	// branch and bound on the buffers above the greedy's low ones: large
 	// instances only, see pack/doc.go).
-	Cores       int   `json:"hard_cores,omitempty"`
+	Cores int `json:"hard_cores,omitempty"`
+	// Split: the packing came from splitting a zero-waste instance in
+	// time and space into parts (pack/doc.go).
+	Split       bool  `json:"split,omitempty"`
 	MemoryLimit int64 `json:"memory_limit,omitempty"`
 	// TFLMPeak is TFLite Micro's greedy peak on the same buffers, null
 	// where it did not finish (TFLMNote says why); TFLMSavedPct is how
@@ -626,7 +629,7 @@ func (in *packInstance) row() packRow {
 	r.Nodes, r.Greedy, r.Restarts, r.Probes = s.Stats.Nodes, s.Stats.Greedy, s.Stats.Restarts, s.Stats.Probes
 	r.Seconds, r.TimeLimitHit = s.Stats.Time.Seconds(), in.limitHit
 	r.OverMemory, r.SearchBytes, r.MemoryLimit = s.Stats.OverMemory, s.Stats.SearchBytes, in.memLimit
-	r.Cores = s.Stats.Cores
+	r.Cores, r.Split = s.Stats.Cores, s.Stats.Split
 	if in.cut != pack.PhaseNone {
 		r.Cut = in.cut.String()
 	}
@@ -809,6 +812,9 @@ func writePackSummary(w io.Writer, in *packInstance, r packRow) {
 	cores := ""
 	if r.Cores > 0 {
 		cores = fmt.Sprintf(", %s that lowered the peak", plural(r.Cores, "hard-core search"))
+	}
+	if r.Split {
+		cores += ", then split in time and space into balanced parts (zero waste)"
 	}
 	if r.OverMemory {
 		fmt.Fprintf(w, "search     %d greedy packings%s; no branch and bound on the whole instance: it would take about %s, above the limit of %s\n",
