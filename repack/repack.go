@@ -97,6 +97,7 @@ type Stats struct {
 	Promoted   int   // candidates accepted
 	Inserted   int   // of those, put into free space without repacking
 	Exchanged  int   // blocks sent to a slower level to make room for one (see exchange)
+	Detoured   int   // of the candidates accepted, those put into a level around a stretch in a faster one (see detour)
 	Merged     int   // transfers dropped: a block's consecutive segments in a level ended at the same offset
 	Nodes      int64 // branch-and-bound nodes over all packings
 	Time       time.Duration
@@ -224,6 +225,7 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 	// gets fuller.
 	screened := map[candKey]bool{}
 	exchanging, exchanged, grouped := false, map[candKey]bool{}, false
+	detoured := map[candKey]bool{}
 	packings := 0
 	tooLarge := false
 	var visits int64 // by insertions in l
@@ -351,6 +353,11 @@ func (r *repacker) level(ctx context.Context, l int) bool {
 			before := r.stats.Packings
 			accepted = r.groupExchange(ctx, l, cands, ls)
 			packings += r.stats.Packings - before
+		}
+		if !accepted && exchanging && r.pr == nil && len(ls.its) <= r.cfg.MaxBuffers {
+			// Last, the candidates around the timesteps l is full at, by
+			// a detour through a faster level (detour.go).
+			accepted = r.detours(ctx, l, cands, detoured)
 		}
 		if !accepted {
 			if exchanging || r.pr != nil {
