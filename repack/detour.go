@@ -70,8 +70,10 @@ func (r *repacker) detour(l int, c candidate) bool {
 		return false // the tail, if any, is a copy into l
 	}
 	fl, al := p.Foot(b, l), p.Align(b, l)
+	busy := r.busyIn(l, c.from, c.to, nil)
+	at := func(from, to int) (int64, bool) { return r.firstFit(busy, from, to, fl, al, l) }
 	fits := func(from, to int) bool {
-		_, ok := r.freeAt(l, from, to, fl, al, nil)
+		_, ok := at(from, to)
 		return from > to || ok
 	}
 	// The largest head [c.from, h] and the smallest tail start s whose
@@ -122,7 +124,7 @@ func (r *repacker) detour(l int, c candidate) bool {
 		}
 		var segs []state.Seg
 		if h >= c.from {
-			hoff, _ := r.freeAt(l, c.from, h, fl, al, nil)
+			hoff, _ := at(c.from, h)
 			segs = append(segs, r.runSeg(b, old, 0, l, hoff))
 		}
 		segs = append(segs, state.Seg{From: int32(h + 1), Level: int32(f), Offset: off})
@@ -130,7 +132,7 @@ func (r *repacker) detour(l int, c candidate) bool {
 			segs[0] = r.runSeg(b, old, 0, f, off)
 		}
 		if s <= c.to {
-			toff, _ := r.freeAt(l, s, c.to, fl, al, nil)
+			toff, _ := at(s, c.to)
 			segs = append(segs, state.Seg{From: int32(s), Level: int32(l), Offset: toff})
 		}
 		if d := r.model.BlockCost(p, b, segs) - before; d < bestDelta {

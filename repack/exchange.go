@@ -386,7 +386,14 @@ func (r *repacker) swapIn(ctx context.Context, l int, promote []candidate, chose
 // are free over timesteps [from, to] in the layout with the blocks of
 // changed at their segments there.
 func (r *repacker) freeAt(m, from, to int, f, a int64, changed map[int][]state.Seg) (int64, bool) {
-	var busy []state.Gap
+	return r.firstFit(r.busyIn(m, from, to, changed), from, to, f, a, m)
+}
+
+// busyIn returns the spans of level m that overlap timesteps [from, to]
+// in the layout with the blocks of changed at their segments there, by
+// offset.
+func (r *repacker) busyIn(m, from, to int, changed map[int][]state.Seg) []span {
+	var busy []span
 	for b, segs := range r.lay.Segs {
 		if s, ok := changed[b]; ok {
 			segs = s
@@ -399,16 +406,25 @@ func (r *repacker) freeAt(m, from, to int, f, a int64, changed map[int][]state.S
 			if end < from || int(s.OccStart()) > to {
 				continue
 			}
-			busy = append(busy, state.Gap{Off: s.Offset, End: s.Offset + r.p.Foot(b, m)})
+			busy = append(busy, span{from: int(s.OccStart()), to: end, off: s.Offset, size: r.p.Foot(b, m)})
 		}
 	}
-	slices.SortFunc(busy, func(x, y state.Gap) int { return cmp.Compare(x.Off, y.Off) })
+	slices.SortFunc(busy, func(x, y span) int { return cmp.Compare(x.off, y.off) })
+	return busy
+}
+
+// firstFit returns the lowest offset of level m, aligned to a, where f
+// bytes overlap none of the spans busy (by offset) alive in [from, to].
+func (r *repacker) firstFit(busy []span, from, to int, f, a int64, m int) (int64, bool) {
 	var off int64
 	for _, g := range busy {
-		if off+f <= g.Off {
+		if g.to < from || g.from > to {
+			continue
+		}
+		if off+f <= g.off {
 			break
 		}
-		off = max(off, state.AlignUp(g.End, a))
+		off = max(off, state.AlignUp(g.off+g.size, a))
 	}
 	return off, off+f <= r.p.HW.Levels[m].Capacity
 }
