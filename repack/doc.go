@@ -129,7 +129,10 @@
 //
 // Going fastest first matters: a block promoted into the fastest level
 // frees its space in the level below, which the next level's packing can
-// then give to another block.
+// then give to another block. The other way round a slower level's
+// changes can leave room in a faster one (a block exchanged or detoured
+// out of it), so when a round over the levels lowered the cost another
+// begins, up to Settings.Rounds.
 //
 // # In-place reuse
 //

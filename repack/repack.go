@@ -17,7 +17,7 @@ import (
 // Settings configure Run. A nil *Settings means all defaults; every zero
 // field means its documented default.
 type Settings struct {
-	// Packings is the most packings tried per level (each for one
+	// Packings is the most packings tried per level and round (each for one
 	// candidate, the largest saving first). Candidates that fit the
 	// level's free space as it is, or that the max-live screen rules out,
 	// need no packing and do not count; every candidate is tried at most
@@ -41,6 +41,11 @@ type Settings struct {
 	// a hundred thousand candidates with thousands of buffers alive over
 	// each. Default (0): DefaultMaxVisits.
 	MaxVisits int64
+	// Rounds is the most rounds over the levels, each fastest first; a
+	// round begins only if the one before lowered the cost (a detour or
+	// an exchange in a slower level can leave room in a faster one that
+	// its round is past). Default (0): DefaultRounds.
+	Rounds int
 	// CostModel prices layouts. Default (nil): costmodel.Seed003.
 	CostModel costmodel.Model
 	// Workers is the number of goroutines that look for the free space of
@@ -61,6 +66,11 @@ const (
 	DefaultNodeLimit  = 2000
 	DefaultMaxBuffers = 1024
 	DefaultMaxVisits  = 1 << 24
+	// DefaultRounds: on the 82 seed-model pairs a second round made 24
+	// plans cheaper (mean above the bound 0.33% -> 0.32%; up to 0.15%
+	// less, mobilenet_v2-int8 on the CPU copy), four rounds 8 of them
+	// cheaper still, by 0.05% on average (0.10% at most).
+	DefaultRounds = 2
 )
 
 func (s *Settings) withDefaults() Settings {
@@ -76,6 +86,9 @@ func (s *Settings) withDefaults() Settings {
 	}
 	if c.MaxVisits <= 0 {
 		c.MaxVisits = DefaultMaxVisits
+	}
+	if c.Rounds <= 0 {
+		c.Rounds = DefaultRounds
 	}
 	if c.MaxBuffers <= 0 {
 		c.MaxBuffers = DefaultMaxBuffers
@@ -134,14 +147,21 @@ func Run(ctx context.Context, p *state.Problem, lay *state.Layout, s *Settings) 
 	}
 	res := &Result{InputCost: r.cost}
 	if cfg.Packings > 0 {
-		for l := 0; l < p.Levels(); l++ {
-			before := r.stats.Promoted
-			ok := r.level(ctx, l)
-			if r.cfg.Check && r.stats.Promoted > before {
-				r.check()
+	rounds:
+		for range cfg.Rounds {
+			was := r.cost
+			for l := 0; l < p.Levels(); l++ {
+				before := r.stats.Promoted
+				ok := r.level(ctx, l)
+				if r.cfg.Check && r.stats.Promoted > before {
+					r.check()
+				}
+				if !ok {
+					res.Stopped = true
+					break rounds
+				}
 			}
-			if !ok {
-				res.Stopped = true
+			if !(r.cost < was) {
 				break
 			}
 		}
