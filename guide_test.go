@@ -28,14 +28,11 @@ func TestBoundStart(t *testing.T) {
 	// Check: the walks verify the state's invariants after every commit
 	// (the guided re-planning included), and panic if one breaks.
 	res := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Search: search.Settings{Check: true}})
-	// One walk per guided start (a small program: see guidedWork) and
-	// the other orders' cheapest.
-	require.Len(t, res.Initial.Walks, 3)
-	var names []string
-	for _, w := range res.Initial.Walks {
-		names = append(names, w.Start)
-	}
-	assert.ElementsMatch(t, []string{"bound", "kind", "bound"}, names)
+	// The cheaper guided start only (432 blocks x 151 timesteps is above
+	// guidedWork) and the other orders' cheapest.
+	require.Len(t, res.Initial.Walks, 2)
+	names := []string{res.Initial.Walks[0].Start, res.Initial.Walks[1].Start}
+	assert.ElementsMatch(t, []string{"bound", "kind"}, names)
 	assert.Equal(t, "bound", res.Initial.Start)
 	for _, w := range res.Initial.Walks {
 		assert.GreaterOrEqual(t, w.Cost, res.Plan.Cost.Final, "the plan is the cheapest walk's")
