@@ -28,6 +28,8 @@ func TestBoundStart(t *testing.T) {
 	// Check: the walks verify the state's invariants after every commit
 	// (the guided re-planning included), and panic if one breaks.
 	res := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Search: search.Settings{Check: true}})
+	// The cheaper guided start only (432 blocks x 151 timesteps is above
+	// guidedWork) and the other orders' cheapest.
 	require.Len(t, res.Initial.Walks, 2)
 	names := []string{res.Initial.Walks[0].Start, res.Initial.Walks[1].Start}
 	assert.ElementsMatch(t, []string{"bound", "kind"}, names)
@@ -85,13 +87,19 @@ func TestBoundStartNeedsSteps(t *testing.T) {
 	assert.Less(t, wb.Limit, bounds.DefaultIterations/3)
 }
 
-// The two walks give the same plan on any number of workers.
+// The three walks (from the two guided starts and the kind order's) give
+// the same plan on any number of workers, the plan of the guided start
+// that is not the cheaper.
 func TestBoundStartDeterministicAcrossWorkers(t *testing.T) {
 	prog, prof := documents(t, "resnet18-int8", seedHW("k210"))
 	var first string
-	for _, w := range []int{1, 2, 4} {
+	for _, w := range []int{1, 2, 3, 4} {
 		r := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Search: search.Settings{Workers: w}})
-		require.Len(t, r.Initial.Walks, 2)
+		require.Len(t, r.Initial.Walks, 3)
+		walks := r.Initial.Walks
+		assert.Less(t, walks[0].StartCost, walks[2].StartCost)
+		assert.Less(t, walks[2].Cost, min(walks[0].Cost, walks[1].Cost), "the third walk gives the plan")
+		assert.Equal(t, walks[2].Cost, r.Plan.Cost.Final)
 		var buf bytes.Buffer
 		require.NoError(t, r.Plan.Write(&buf))
 		if first == "" {
@@ -113,4 +121,18 @@ func TestExchangeReachesTheOptimum(t *testing.T) {
 	res := planOK(t, context.Background(), prog, prof, nil)
 	assert.InEpsilon(t, 6347899.0, res.Plan.Cost.Final, 1e-4)
 	assert.Positive(t, res.Repack.Stats.Exchanged)
+}
+
+// Repacking's detours (repack/detour.go) take mobilenet_v2-fp32 on the
+// K210 copy within 1% of the bound: a dozen weights read late wait out
+// in AISRAM the 4.6 MiB activations that fill SRAM for a few early ops
+// (57.44 M cycles without them, 4.0% above the bound; the MILP tool's
+// bound is 55.32 M).
+func TestDetourNearTheBound(t *testing.T) {
+	prog, prof := documents(t, "mobilenet_v2-fp32", seedHW("k210"))
+	res := planOK(t, context.Background(), prog, prof, nil)
+	require.NotNil(t, res.Bound)
+	assert.Positive(t, res.Repack.Stats.Detoured)
+	assert.NotEmpty(t, res.Plan.Transfers)
+	assert.Less(t, res.Plan.Cost.Final, 1.01*res.Bound.Cost)
 }

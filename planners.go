@@ -1,12 +1,14 @@
 package hieropt
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hieropt/hieropt/actions"
@@ -56,7 +58,7 @@ type searchPlanner struct{}
 
 func (searchPlanner) Name() string { return "search" }
 func (searchPlanner) Doc() string {
-	return "the initializer's plans in the start orders, then the walk from the cheapest (move, swap, reuse and evict over the timesteps, a beam of states in each segment), then repacking with the exact packer; under the seed model also the walk from the plan the whole-program bound guides (the bound order), the cheaper plan kept; the default"
+	return "the initializer's plans in the start orders, then the walk from the cheapest (move, swap, reuse and evict over the timesteps, a beam of states in each segment), then repacking with the exact packer; under the seed model also the walks from the plans the whole-program bound guides (the bound order, one per guide on small programs), the cheapest plan kept; the default"
 }
 
 func (searchPlanner) plan(r *run, lim, whole context.Context) (string, error) {
@@ -82,12 +84,14 @@ type candidate struct {
 // in workload order, or where it cannot place a block the fallback plan)
 // and the plans of the other orders of Settings.Starts, these on
 // goroutines of their own while cost.initial's is made when there are
-// workers to spare, and returns the starts of the walks, the cheaper
-// first: the cheapest plan of the orders other than the bound order (the
-// earlier in Settings.Starts on a tie), and the bound order's if it is
-// among them. The bound order's start is usually the cheaper but not
-// always where the walk ends cheapest: on some programs the walk from
-// another order ends lower, so both are walked (see walks). The bound
+// workers to spare, and returns the starts of the walks: the cheapest plan
+// of the orders other than the bound order (the earlier in
+// Settings.Starts on a tie) and, if it is among them, the bound order's
+// plans (see guided), the cheapest of all first, then the other order's,
+// then the rest of the bound order's. The bound order's start is usually
+// the cheaper but not always where the walk ends cheapest: on some
+// programs the walk from another order ends lower, so all are walked (see
+// walks). The bound
 // the bound order needs is computed under lim (cut there, it is a looser
 // guide; past lim, the bound order has no start); the rest under ctx.
 func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
@@ -99,7 +103,7 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 		orders = append(orders, actions.ResidentOrder, actions.ResidentHalfOrder)
 	}
 	// others holds per order its candidates: one, or for the bound order
-	// one per guide (the cheapest is its start).
+	// one per guide.
 	others := make([][]*candidate, len(orders))
 	var wg sync.WaitGroup
 	for i, o := range orders {
@@ -137,10 +141,14 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	r.res.Initial = Initial{Cost: cost, Fallback: fb}
 	workload := search.Start{Layout: init, Initializer: actions.NewInitializer(p), Model: r.model}
 	best := walkStart{Start: workload, order: actions.WorkloadOrder, cost: cost}
-	var bound *walkStart
+	var bound []walkStart
 	found := false
 	for i, o := range orders {
 		w := walkStart{Start: workload, order: o, cost: cost}
+		if o == actions.BoundOrder {
+			bound = r.guided(others[i])
+			continue
+		}
 		if o != actions.WorkloadOrder {
 			c, cost := cheapest(r.model, p, others[i])
 			if c == nil {
@@ -149,25 +157,60 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 			w.cost = cost
 			w.Start = search.Start{Layout: c.lay, Initializer: c.in, Model: r.model}
 		}
-		if o == actions.BoundOrder {
-			bound = &w
-		} else if !found || w.cost < best.cost {
+		if !found || w.cost < best.cost {
 			best, found = w, true
 		}
 	}
-	// found is false when no other order of Starts has a plan: the start
-	// is then cost.initial's, or the bound order's.
-	walks := []walkStart{best}
+	// found is false when no other order of Starts has a plan: the starts
+	// are then cost.initial's, or the bound order's.
+	var walks []walkStart
 	switch {
-	case bound != nil && !found:
-		walks = []walkStart{*bound}
-	case bound != nil && bound.cost < best.cost:
-		walks = []walkStart{*bound, best}
-	case bound != nil:
-		walks = append(walks, *bound)
+	case len(bound) > 0 && !found:
+		walks = bound
+	case len(bound) > 0 && bound[0].cost < best.cost:
+		walks = append([]walkStart{bound[0], best}, bound[1:]...)
+	default:
+		walks = append([]walkStart{best}, bound...)
 	}
 	r.res.Initial.Start, r.res.Initial.StartCost = walks[0].order.Name(), walks[0].cost
 	return walks, nil
+}
+
+// guidedWork is the most blocks times timesteps of a program for which
+// every guided start is walked (see guided); above it only the cheapest.
+// A walk's work grows with both. Measured on the 82 seed-model pairs:
+// walking every guided start made resnet18-int8 on the K210 copy 1.26%
+// cheaper (26.60 M -> 26.27 M cycles) and squeezenet1_1-int8 on the
+// Ascend 910 copy 0.32%, the rest of 10 pairs 0.002% to 0.07%; above this
+// limit only mobilenet_v2's pairs (432 blocks x 151 timesteps) gained, by
+// 0.03% at most, for twice their search time (with this limit at 70,000
+// the bench of all pairs took 38% longer than before the repacking
+// rounds, detours and the third walk; at 30,000, 8%), and none of
+// resnet50's (459 x
+// 174; resnet50-int8 on the Ethos-U55 copy would plan in 0.8 s instead of
+// 0.53 s). resnet18 (188 x 68), squeezenet1_1 and vit_b_16 (267 x 101)
+// are below the limit.
+const guidedWork = 30_000
+
+// guided returns the bound order's starts: its candidates' plans (one per
+// guide) that exist, the cheaper first (the earlier guide on a tie), a
+// plan the same as an earlier one left out; only the first where the
+// program is larger than guidedWork. Each is walked: the walk from the
+// cheaper does not always end lower (resnet18-int8 on the K210 copy:
+// 26.60 M cycles from the cheaper, 26.27 M from the other).
+func (r *run) guided(cs []*candidate) []walkStart {
+	var out []walkStart
+	for _, c := range cs {
+		if c.err != nil || slices.ContainsFunc(out, func(w walkStart) bool { return w.Layout.Equal(c.lay) }) {
+			continue
+		}
+		out = append(out, walkStart{Start: search.Start{Layout: c.lay, Initializer: c.in, Model: r.model}, order: actions.BoundOrder, cost: costmodel.Total(r.model, r.p, c.lay)})
+	}
+	slices.SortStableFunc(out, func(x, y walkStart) int { return cmp.Compare(x.cost, y.cost) })
+	if len(out) > 1 && r.p.Blocks()*r.p.Prog.Timesteps() > guidedWork {
+		out = out[:1]
+	}
+	return out
 }
 
 // cheapest returns the candidate of cs with the cheapest plan (the first
@@ -196,17 +239,18 @@ type walkStart struct {
 // can take a walk that ended higher below another: both are repacked),
 // and keeps the cheapest plan (the earlier start's on a tie):
 // Result.Initial's Start, Search and Repack are its walk's; Initial.Walks
-// lists them all. With two starts and more than one worker the two walks
-// run at once, the workers shared between them (a walk's candidates gain
-// less from a second worker than a second walk does: resnet50-int8 on the
-// U55 copy walks faster on one core than on two); else one after the
-// other, while lim lasts (a walk after the limit fell is not begun). The
+// lists them all. With more than one start and more than one worker the
+// walks run at once, as many as there are workers, the workers shared
+// between them (a walk's candidates gain less from a second worker than a
+// second walk does: resnet50-int8 on the U55 copy walks faster on one
+// core than on two); else one after the other, while lim lasts (a walk
+// after the limit fell is not begun). The
 // plan is the same either way: each walk's is the same on any number of
 // workers.
 func (r *run) walks(lim context.Context, starts []walkStart) error {
 	var outs []*walkOut
 	var err error
-	if workers := r.s.Search.WithDefaults().Workers; len(starts) == 2 && workers > 1 {
+	if workers := r.s.Search.WithDefaults().Workers; len(starts) > 1 && workers > 1 {
 		outs, err = r.walksAtOnce(lim, starts, workers)
 	} else {
 		outs, err = r.walksInTurn(lim, starts)
@@ -262,28 +306,54 @@ func (r *run) walksInTurn(lim context.Context, starts []walkStart) ([]*walkOut, 
 	return outs, nil
 }
 
-// walksAtOnce walks from two starts on goroutines of their own, half the
-// workers each; only the first reports progress, from this goroutine.
+// walksAtOnce walks from the starts on goroutines of their own, as many
+// at once as there are workers (at most one per start), the workers
+// shared between them; only the first walk reports progress, from this
+// goroutine. A walk is begun in the starts' order while lim lasts (those
+// not begun are left out, as in walksInTurn).
 func (r *run) walksAtOnce(lim context.Context, starts []walkStart, workers int) ([]*walkOut, error) {
-	outs := make([]*walkOut, 2)
-	errs := make([]error, 2)
-	second := *r
-	second.s.Search.Progress = nil
-	second.s.Search.Workers = max(1, workers/2)
-	orig := r.s.Search.Workers
-	r.s.Search.Workers = max(1, workers-workers/2)
-	defer func() { r.s.Search.Workers = orig }()
+	n := len(starts)
+	at := min(workers, n)
+	outs := make([]*walkOut, n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	next.Store(1) // walk 0 is this goroutine's
+	walk := func(i, w int) {
+		if i > 0 && lim.Err() != nil {
+			return // the limit fell in an earlier walk
+		}
+		ri := *r
+		ri.s.Search.Workers = w
+		if i > 0 {
+			ri.s.Search.Progress = nil
+		}
+		outs[i], errs[i] = ri.walkOne(lim, starts[i])
+	}
+	rest := func(w int) {
+		for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+			walk(i, w)
+		}
+	}
 	var wg sync.WaitGroup
-	wg.Go(func() { outs[1], errs[1] = second.walkOne(lim, starts[1]) })
-	outs[0], errs[0] = r.walkOne(lim, starts[0])
+	for range at - 1 {
+		wg.Go(func() { rest(max(1, workers/at)) })
+	}
+	walk(0, max(1, workers-(at-1)*(workers/at)))
+	rest(max(1, workers/at))
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	if k := slices.Index(outs, nil); k >= 0 {
+		outs = outs[:k]
+	}
 	now := time.Now()
 	wall := now.Sub(r.last)
 	r.last = now
-	rep := max(outs[0].repackTime, outs[1].repackTime)
+	var rep time.Duration
+	for _, out := range outs {
+		rep = max(rep, out.repackTime)
+	}
 	r.res.Times.Search += max(0, wall-rep)
 	r.res.Times.Repack += min(rep, wall)
 	return outs, nil

@@ -74,8 +74,9 @@ type Initial struct {
 	Start     string
 	StartCost float64
 	// Walks are the search's walks, in the order walked: from the
-	// cheapest start and from the bound order's (Settings.Starts); the
-	// plan is the cheapest walk's, after repacking.
+	// cheapest start and from the bound order's, one per guide on small
+	// programs (Settings.Starts); the plan is the cheapest walk's, after
+	// repacking.
 	Walks []Walked
 }
 

@@ -111,6 +111,74 @@ func TestSplit(t *testing.T) {
 	assert.Equal(t, 1, res.Layout.Transfers())
 }
 
+// Four small weights (S1-S4) together save more than the weight V that
+// takes FAST over their life loses; the densest candidate, P, would need V
+// and E sent down, which lose more than it saves, and taking P first
+// leaves no room for the small ones: the group in density order promotes
+// nothing. The group smallest first promotes the four and sends V down:
+// 4 x ((10 + 64) - (1 + 8)) = 260 saved, (10 + 256) - (1 + 32) = 233
+// lost.
+func TestGroupExchangeSmallFirst(t *testing.T) {
+	prog := testprog.New("p", 4).
+		Block("V", 256, "constant", 0, 1, testprog.Reads(1)).
+		Block("E", 256, "activation", 2, 3, testprog.Writes(2), testprog.Reads(3)).
+		Block("P", 256, "activation", 1, 2, testprog.Writes(1), testprog.Reads(2)).
+		Block("S1", 64, "constant", 0, 1, testprog.Reads(1)).
+		Block("S2", 64, "constant", 0, 1, testprog.Reads(1)).
+		Block("S3", 64, "constant", 0, 1, testprog.Reads(1)).
+		Block("S4", 64, "constant", 0, 1, testprog.Reads(1)).
+		Program()
+	prof := testprog.Profile("hw",
+		testprog.Level{Name: "FAST", Capacity: 256, Align: 16, Latency: 1, Bandwidth: 8},
+		testprog.Level{Name: "SLOW", Capacity: 4096, Align: 16, Latency: 10, Bandwidth: 1})
+	p := testprog.Bind(prog, prof)
+	lay := &state.Layout{Segs: [][]state.Seg{
+		{{From: 0, Level: 0, Offset: 0}},
+		{{From: 2, Level: 0, Offset: 0}},
+		{{From: 1, Level: 1, Offset: 0}},
+		{{From: 0, Level: 1, Offset: 256}},
+		{{From: 0, Level: 1, Offset: 320}},
+		{{From: 0, Level: 1, Offset: 384}},
+		{{From: 0, Level: 1, Offset: 448}},
+	}}
+	m := costmodel.Seed003{}
+	res := repackChecked(t, p, lay)
+	assert.Equal(t, int32(1), res.Layout.Segs[0][0].Level, "V sent down")
+	assert.Equal(t, lay.Segs[1], res.Layout.Segs[1], "E stays")
+	assert.Equal(t, int32(1), res.Layout.Segs[2][0].Level, "P stays down")
+	for b := 3; b < 7; b++ {
+		assert.Equal(t, int32(0), res.Layout.Segs[b][0].Level, "S%d promoted", b-2)
+	}
+	assert.InDelta(t, costmodel.Total(m, p, lay)-260+233, res.Cost, 1e-9)
+}
+
+// The block that makes room for a candidate goes where the candidate
+// was: x, read often, sits in MID, and v, read once, in FAST, each level
+// full with one. Exchanging them saves 4 x 33 cycles on x's accesses and
+// loses 2 x 33 on v's; v sent to SLOW instead (MID as it is has no room)
+// would lose 2 x 233, more than x saves.
+func TestExchangeIntoTheCandidatesPlace(t *testing.T) {
+	prog := testprog.New("p", 4).
+		Block("x", 256, "activation", 0, 3, testprog.Writes(0), testprog.Reads(1, 2, 3)).
+		Block("v", 256, "activation", 0, 3, testprog.Writes(0), testprog.Reads(3)).
+		Program()
+	prof := testprog.Profile("hw",
+		testprog.Level{Name: "FAST", Capacity: 256, Align: 16, Latency: 1, Bandwidth: 8},
+		testprog.Level{Name: "MID", Capacity: 256, Align: 16, Latency: 2, Bandwidth: 4},
+		testprog.Level{Name: "SLOW", Capacity: 4096, Align: 16, Latency: 10, Bandwidth: 1})
+	p := testprog.Bind(prog, prof)
+	lay := &state.Layout{Segs: [][]state.Seg{
+		{{From: 0, Level: 1, Offset: 0}},
+		{{From: 0, Level: 0, Offset: 0}},
+	}}
+	m := costmodel.Seed003{}
+	res := repackChecked(t, p, lay)
+	assert.Equal(t, []state.Seg{{From: 0, Level: 0, Offset: 0}}, res.Layout.Segs[0], "x in FAST")
+	assert.Equal(t, []state.Seg{{From: 0, Level: 1, Offset: 0}}, res.Layout.Segs[1], "v in MID, where x was")
+	assert.Equal(t, 1, res.Stats.Exchanged)
+	assert.InDelta(t, costmodel.Total(m, p, lay)-4*33+2*33, res.Cost, 1e-9)
+}
+
 // repackChecked repacks lay (checking the repacker's invariants as it
 // goes) and checks that the result is a complete layout whose occupancy,
 // rebuilt timestep by timestep, never overlaps.

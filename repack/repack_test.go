@@ -112,7 +112,7 @@ func TestEveryShippedPair(t *testing.T) {
 				assert.Positive(t, r.Stats.Promoted)
 				improved++
 			}
-			assert.LessOrEqual(t, r.Stats.Packings, repack.DefaultPackings*p.Levels())
+			assert.LessOrEqual(t, r.Stats.Packings, repack.DefaultPackings*p.Levels()*repack.DefaultRounds)
 			assert.LessOrEqual(t, r.Stats.Inserted, r.Stats.Promoted)
 			promoted += r.Stats.Promoted
 			pairs++

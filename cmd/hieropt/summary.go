@@ -371,13 +371,21 @@ type walkJSON struct {
 // 28264270.25, repacked 27422809.88 (the plan); bound order 32309623.25 ->
 // 30863030.25, repacked 30767641.25".
 func describeWalks(ws []hieropt.Walked, plan string) string {
+	// The bound order may have more than one walk (one per guide): the
+	// plan's is the cheapest of its order's.
+	best := -1
+	for i, w := range ws {
+		if w.Start == plan && (best < 0 || w.Cost < ws[best].Cost) {
+			best = i
+		}
+	}
 	var parts []string
-	for _, w := range ws {
+	for i, w := range ws {
 		d := fmt.Sprintf("%s order %s -> %s", w.Start, fmtCost(w.StartCost), fmtCost(w.Walked))
 		if w.Cost != w.Walked {
 			d += ", repacked " + fmtCost(w.Cost)
 		}
-		if w.Start == plan {
+		if i == best {
 			d += " (the plan)"
 		}
 		parts = append(parts, d)
