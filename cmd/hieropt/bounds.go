@@ -41,8 +41,9 @@ func newBoundsCmd(a *app) *cobra.Command {
                the levels over its life (its reads, writes and moves priced
                as a plan pays them), with each level's bytes at each
                timestep priced so that the paths respect the capacities
-               (a Lagrangian relaxation improved by subgradient steps;
-               every step's value is a valid bound);
+               (a Lagrangian relaxation improved by subgradient steps,
+               in two ascents: prices in bytes, then scaled to the
+               levels' capacities; every step's value is a valid bound);
     per step   for each timestep, the least cost of its reads and writes if
                the blocks accessed there could be split fractionally over
                the levels within their capacities (a small linear program),
@@ -271,8 +272,8 @@ func (cb *costBound) write(w io.Writer) {
 	}
 	if wb := cb.Whole; wb != nil && wb.Cost > cb.Access.Cost {
 		fmt.Fprintf(w, "cost bound   %s %s (%s: the better of the two below)\n", fmtCost(cb.Cost), cb.unit, cb.how())
-		fmt.Fprintf(w, "  whole      %s %s (whole program: blocks persist and pay their moves; capacities priced, %d rows, %s, %d steps; without prices %s)\n",
-			fmtCost(wb.Cost), cb.unit, wb.Rows, plural(wb.Cuts, "cut"), wb.Iterations, fmtCost(wb.Free))
+		fmt.Fprintf(w, "  whole      %s %s (whole program: blocks persist and pay their moves; capacities priced, %d rows, %s, %d steps in %d ascents; without prices %s)\n",
+			fmtCost(wb.Cost), cb.unit, wb.Rows, plural(wb.Cuts, "cut"), wb.Iterations, bounds.Ascents, fmtCost(wb.Free))
 		fmt.Fprintf(w, "  per step   %s %s (%s)\n", fmtCost(cb.Access.Cost), cb.unit, lps)
 	} else {
 		fmt.Fprintf(w, "cost bound   %s %s (%s)\n", fmtCost(cb.Cost), cb.unit, lps)
