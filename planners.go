@@ -91,8 +91,7 @@ type candidate struct {
 // then the rest of the bound order's. The bound order's start is usually
 // the cheaper but not always where the walk ends cheapest: on some
 // programs the walk from another order ends lower, so all are walked (see
-// walks). The bound
-// the bound order needs is computed under lim (cut there, it is a looser
+// walks). The bound the bound order needs is computed under lim (cut there, it is a looser
 // guide; past lim, the bound order has no start); the rest under ctx.
 func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	p := r.p
@@ -150,11 +149,11 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 			continue
 		}
 		if o != actions.WorkloadOrder {
-			c, cost := cheapest(r.model, p, others[i])
-			if c == nil {
+			c := others[i][0] // one candidate: no guide
+			if c.err != nil {
 				continue // this order's initializer cannot place a block
 			}
-			w.cost = cost
+			w.cost = costmodel.Total(r.model, p, c.lay)
 			w.Start = search.Start{Layout: c.lay, Initializer: c.in, Model: r.model}
 		}
 		if !found || w.cost < best.cost {
@@ -211,20 +210,6 @@ func (r *run) guided(cs []*candidate) []walkStart {
 		out = out[:1]
 	}
 	return out
-}
-
-// cheapest returns the candidate of cs with the cheapest plan (the first
-// on a tie) and its cost, nil if none has a plan.
-func cheapest(m costmodel.Model, p *state.Problem, cs []*candidate) (best *candidate, cost float64) {
-	for _, c := range cs {
-		if c.err != nil {
-			continue
-		}
-		if k := costmodel.Total(m, p, c.lay); best == nil || k < cost {
-			best, cost = c, k
-		}
-	}
-	return best, cost
 }
 
 // walkStart is a start of the search's walk: an initializer order's plan

@@ -58,10 +58,11 @@ import (
 
 // WholeOptions steer Whole.
 type WholeOptions struct {
-	// Iterations bounds the subgradient steps. Default:
-	// DefaultIterations, fewer on long programs, so that the steps visit
-	// at most DefaultWork states in all (each step visits every block's
-	// states once: its timesteps that matter times the levels).
+	// Iterations bounds the subgradient steps of each ascent (Ascents).
+	// Default: DefaultIterations, fewer on long programs, so that an
+	// ascent's steps visit at most DefaultWork states in all (each step
+	// visits every block's states once: its timesteps that matter times
+	// the levels).
 	Iterations int
 	// Upper is a known cost of a valid plan (say the plan being judged),
 	// the target of the steps; 0: the cost of planning nothing.
@@ -82,10 +83,10 @@ type WholeBound struct {
 	// Free is L(0): every block on its cheapest path with no capacity.
 	Free float64
 	// Rows counts the (level, timestep) capacity rows that can bind;
-	// Iterations the steps taken, of at most Limit (WholeOptions.
-	// Iterations, or the default: DefaultIterations, fewer on long
-	// programs); Cuts the valid inequalities found and priced beside the
-	// rows (relax-and-cut).
+	// Iterations the steps taken over all ascents, of at most Limit
+	// (Ascents times WholeOptions.Iterations, or times the default:
+	// DefaultIterations, fewer on long programs); Cuts the valid
+	// inequalities found and priced beside the rows (relax-and-cut).
 	Rows, Iterations, Limit, Cuts int
 	// Paths, with WholeOptions.Paths, holds per ascent (see Whole; one
 	// where no capacity can bind) per block its cheapest path through the
@@ -110,9 +111,9 @@ type Stay struct {
 // slower).
 const DefaultIterations = 300
 
-// DefaultWork is the most states the default number of steps visits in
-// all (about a third of a second on the project's 2-core VM), one step at
-// least: DefaultIterations on most shipped pairs, a few on a 2,000-op
+// DefaultWork is the most states an ascent's default number of steps
+// visits in all (about a third of a second on the project's 2-core VM;
+// Whole makes Ascents of them), one step at least: DefaultIterations on most shipped pairs, a few on a 2,000-op
 // generated program with capacities binding at most timesteps (a looser
 // bound, still valid).
 const DefaultWork = 3e7

@@ -328,14 +328,7 @@ func searchCore(in *inst, p *Problem, offs []int64, free []bool, C, budget, memL
 		t.setLBC(b, f)
 	}
 	for s := 0; s < ns; s++ {
-		mm, k := int64(inf), int32(0)
-		for _, v := range t.lbc[cin.coverStart[s]:cin.coverStart[s+1]] {
-			if v < mm {
-				mm, k = v, 1
-			} else if v == mm {
-				k++
-			}
-		}
+		mm, k := minCount(t.lbc[cin.coverStart[s]:cin.coverStart[s+1]])
 		t.m[s], t.cnt[s] = mm, k
 		if mm != inf && mm+t.D[s] > C {
 			return coreResult{}

@@ -339,14 +339,7 @@ func (t *searcher) settle() bool {
 		if t.tick(int(in.coverStart[s+1] - in.coverStart[s])) {
 			return false
 		}
-		mm, k := int64(inf), int32(0)
-		for _, v := range t.lbc[in.coverStart[s]:in.coverStart[s+1]] {
-			if v < mm {
-				mm, k = v, 1
-			} else if v == mm {
-				k++
-			}
-		}
+		mm, k := minCount(t.lbc[in.coverStart[s]:in.coverStart[s+1]])
 		if mm == inf {
 			k = 0
 		}
@@ -1094,4 +1087,19 @@ func (t *searcher) split(a, c int32) [][2]int32 {
 		}
 	}
 	return regs
+}
+
+// minCount returns the least of vals (inf if none) and how many equal it:
+// a section's floor m and its count from the bounds of the buffers alive
+// there.
+func minCount(vals []int64) (int64, int32) {
+	mm, k := int64(inf), int32(0)
+	for _, v := range vals {
+		if v < mm {
+			mm, k = v, 1
+		} else if v == mm {
+			k++
+		}
+	}
+	return mm, k
 }
