@@ -91,6 +91,9 @@ type Stats struct {
 	// Limited is true when Options.NodeLimit stopped the search before it
 	// finished (the result is the best found within the limit).
 	Limited bool
+	// Backjumps counts the failures the branch and bound passed up past
+	// a decision that played no part in them (its siblings left untried).
+	Backjumps int64
 	// Phases is the time of each phase; the four add up to Time.
 	Phases PhaseTimes
 	// Cut is the phase that Options.Deadline or Solve's context stopped
