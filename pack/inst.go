@@ -37,6 +37,9 @@ type inst struct {
 	total      []int64 // per buffer: the largest demand among its sections
 	g          int64   // every canonical offset is a multiple of g
 	maxLive    int64
+	// masks are the branch and bound's reason masks (search.go), built on
+	// its first use.
+	masks *reasonMasks
 	// occ is the greedy passes' occupancy tree, reused by each (an inst
 	// belongs to one Solve, which runs the passes one after another).
 	occ *occupancy
@@ -217,12 +220,13 @@ const (
 	bytesPerCover = 4 + 4 + 8
 	// coverStart (int32); the searcher's h, hr, D, m, V, Z2 (8 bytes
 	// each), cross and dmark (4 each); its stacks of sections (dirty,
-	// wasted, bounds: up to 16 more).
-	bytesPerSection = 4 + 6*8 + 2*4 + 16
+	// wasted, bounds: up to 16 more); the reason masks (four of 8).
+	bytesPerSection = 4 + 6*8 + 2*4 + 16 + 4*8
 	// posStart (int32); the searcher's lb, off, Z (8 each) and placed
 	// (1); the rankings it caches (up to five of 4 bytes) and the keys it
-	// sorts them by (32); its candidate stacks (up to 16).
-	bytesPerBuffer = 4 + 3*8 + 1 + 5*4 + 32 + 16
+	// sorts them by (32); its candidate stacks (up to 16); the reason
+	// mask (8).
+	bytesPerBuffer = 4 + 3*8 + 1 + 5*4 + 32 + 16 + 8
 	// The table of failed subproblems at its largest (4M entries).
 	bytesNogoods = 8 << 22
 )

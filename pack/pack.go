@@ -97,6 +97,9 @@ type Stats struct {
 	// Split is true when the packing came from splitting a zero-waste
 	// instance in time and space (see the package documentation).
 	Split bool
+	// Backjumps counts the failures the branch and bound passed up past
+	// a decision that played no part in them (its siblings left untried).
+	Backjumps int64
 	// Phases is the time of each phase; the four add up to Time.
 	Phases PhaseTimes
 	// Cut is the phase that Options.Deadline or Solve's context stopped

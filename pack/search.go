@@ -134,6 +134,15 @@ type searcher struct {
 	vgen          uint32
 	ncov          []int32 // per boundary: the viable candidates' cover, by differences
 	forced        int32   // a tight section at the level with one viable candidate, or -1
+
+	// Backjumping (see doc.go), over sets of section buckets (see
+	// buckets): rm is the reason of the last failure, the sections whose
+	// state implies it; cm what the last decision changed; tm what it read
+	// beyond masks.hull (the bounds under the floors it recomputed).
+	rm, cm, tm uint64
+	masks      *reasonMasks
+	backjumps  int64
+	noJump     bool // tests only: backtrack chronologically (the reasons are kept)
 }
 
 func newSearcher(in *inst, C int64, ngBits int) *searcher {
@@ -175,6 +184,8 @@ func newSearcher(in *inst, C int64, ngBits int) *searcher {
 			t.m[s] = inf
 		}
 	}
+	in.buildMasks(nil)
+	t.masks = in.masks
 	t.ng = make([]uint64, 1<<ngBits)
 	t.ngMask = 1<<ngBits - 1
 	// A node costs O(n + sections) and more (picking the section, the
@@ -277,6 +288,7 @@ func (t *searcher) countOut(b int32, v int64) bool {
 	ok := true
 	for s := t.in.lo[b]; s < t.in.hi[b]; s++ {
 		if t.m[s] == v {
+			t.cm |= t.masks.bit[s]
 			t.cnt[s]--
 			if t.cnt[s] == 0 {
 				t.markDirty(s)
@@ -315,6 +327,7 @@ func (t *searcher) raiseLB(c int32, nm int64) bool {
 	t.trail.push(trailEntry{tLB, c, old})
 	t.lb[c] = nm
 	in := t.in
+	t.cm |= t.masks.bit[in.lo[c]]
 	t.V[in.lo[c]] ^= hz(t.Z[c], old) ^ hz(t.Z[c], nm)
 	for _, p := range in.pos[in.posStart[c]:in.posStart[c+1]] {
 		t.lbc[p] = nm
@@ -339,6 +352,7 @@ func (t *searcher) settle() bool {
 		if t.tick(int(in.coverStart[s+1] - in.coverStart[s])) {
 			return false
 		}
+		t.tm |= t.masks.cov[s] // the bounds of every buffer alive in s
 		mm, k := minCount(t.lbc[in.coverStart[s]:in.coverStart[s+1]])
 		if mm == inf {
 			k = 0
@@ -366,6 +380,7 @@ func (t *searcher) place(b int32, L int64) bool {
 	t.setLBC(b, inf)
 	sz := in.size[b]
 	top := L + sz
+	t.changed(in.lo[b], in.hi[b])
 	t.newDirty()
 	for s := in.lo[b]; s < in.hi[b]; s++ {
 		t.D[s] -= sz
@@ -442,6 +457,7 @@ func (t *searcher) waste(s int32, L int64) bool {
 	}
 	t.trail.push(trailEntry{tH, s, t.h[s]})
 	t.trail.push(trailEntry{tWaste, s, 0})
+	t.changed(s, s+1)
 	t.wst = append(t.wst, s)
 	t.h[s] = max(t.h[s], newh)
 	t.markDirty(s)
@@ -711,6 +727,8 @@ func (t *searcher) coverable(a, c int32, L int64) bool {
 			}
 		}
 		if t.fw[r1] != gen {
+			t.rm = 0
+			t.readsRun(a, c, r0, L)
 			return false
 		}
 		t.bw[r1] = gen
@@ -963,7 +981,11 @@ func (t *searcher) solveRestarts(a, c int32, L int64) bool {
 }
 
 // solve searches region [a, c) of sections; on success the placements stay
-// in the state, on failure the state is as it was on entry.
+// in the state, on failure the state is as it was on entry and rm holds
+// the failure's reason: sections such that any state on the search path
+// that agrees with this one there has no completion either. A child that
+// fails for a reason its decision did not change fails its parent too
+// (backjumping: the other children would fail for the same reason).
 func (t *searcher) solve(a, c int32, prevL int64) bool {
 	t.nodes++
 	t.checkStop()
@@ -973,9 +995,21 @@ func (t *searcher) solve(a, c int32, prevL int64) bool {
 	key := t.key(a, c)
 	if key != 0 && t.ng[key&t.ngMask] == key {
 		t.ngHits++
+		t.rm = t.buckets(a, c)
 		return false
 	}
 	entry := t.trail.n
+	// What the deductions made at this node (wasted sections without a
+	// candidate) read: every failure below them depends on it.
+	var dm uint64
+	fail := func() bool {
+		t.undo(entry)
+		t.rm |= dm
+		if !t.aborted && key != 0 {
+			t.ng[key&t.ngMask] = key
+		}
+		return false
+	}
 	for {
 		L, s := t.pick(a, c)
 		if s < 0 {
@@ -983,16 +1017,13 @@ func (t *searcher) solve(a, c int32, prevL int64) bool {
 		}
 		if L > prevL {
 			if t.holeDominated(a, c, L) {
-				t.undo(entry)
-				t.ng[key&t.ngMask] = key
-				return false
+				t.rm = t.buckets(a, c)
+				return fail()
 			}
 			prevL = L
 		}
 		if !t.coverable(a, c, L) {
-			t.undo(entry)
-			t.ng[key&t.ngMask] = key
-			return false
+			return fail()
 		}
 		if t.forced >= 0 {
 			s = t.forced
@@ -1001,21 +1032,43 @@ func (t *searcher) solve(a, c int32, prevL int64) bool {
 		end := len(t.cstack)
 		if start == end {
 			// Nothing can ever cover s at L: its floor must rise.
-			if !t.waste(s, L) {
-				t.undo(entry)
-				t.ng[key&t.ngMask] = key
-				return false
+			t.rm = 0
+			t.readsRun(a, c, s, L)
+			t.readsWaste(s)
+			rm := t.rm
+			t.cm, t.tm = 0, 0
+			ok := t.waste(s, L)
+			dm |= rm | t.cm | t.tm
+			if !ok {
+				t.rm = rm
+				return fail()
 			}
 			continue
 		}
+		// The reason this node fails: each child's reason with what its
+		// decision read, and what the choice of candidates read.
+		var nm uint64
 		mark := t.trail.n
 		for i := start; i < end; i++ {
 			b := t.cstack[i]
 			t.cut = false
-			if t.place(b, L) && t.descend(a, c, L) {
-				t.cstack = t.cstack[:start]
-				return true
+			t.cm, t.tm = 0, 0
+			ok := t.place(b, L)
+			cm, tm := t.cm, t.tm
+			if ok {
+				if t.descend(a, c, L) {
+					t.cstack = t.cstack[:start]
+					return true
+				}
+				if !t.aborted && !t.noJump && t.rm&cm == 0 {
+					// Not this decision's fault: nor any sibling's.
+					t.backjumps++
+					t.cstack = t.cstack[:start]
+					return fail()
+				}
+				nm |= t.rm
 			}
+			nm |= cm | tm | t.masks.hull[b]
 			t.undo(mark)
 			if t.aborted {
 				break
@@ -1023,18 +1076,31 @@ func (t *searcher) solve(a, c int32, prevL int64) bool {
 		}
 		// Last branch: nothing covers s at L (if its slack allows).
 		if !t.aborted && L+t.in.g+t.D[s] <= t.C {
-			if t.waste(s, L) && t.solve(a, c, L) {
-				t.cstack = t.cstack[:start]
-				return true
+			t.cm, t.tm = 0, 0
+			t.rm = 0
+			t.readsWaste(s)
+			wm := t.rm
+			ok := t.waste(s, L)
+			cm, tm := t.cm, t.tm
+			if ok {
+				if t.solve(a, c, L) {
+					t.cstack = t.cstack[:start]
+					return true
+				}
+				if !t.aborted && !t.noJump && t.rm&cm == 0 {
+					t.backjumps++
+					t.cstack = t.cstack[:start]
+					return fail()
+				}
+				nm |= t.rm
 			}
+			nm |= wm | cm | tm
 			t.undo(mark)
 		}
 		t.cstack = t.cstack[:start]
-		t.undo(entry)
-		if !t.aborted && key != 0 {
-			t.ng[key&t.ngMask] = key
-		}
-		return false
+		t.rm = nm
+		t.readsRun(a, c, s, L) // the state is that of the choice again
+		return fail()
 	}
 }
 
@@ -1052,7 +1118,7 @@ func (t *searcher) descend(a, c int32, L int64) bool {
 	if len(regs) == 1 {
 		return t.solve(regs[0][0], regs[0][1], L)
 	}
-	for _, r := range regs {
+	for i, r := range regs {
 		var ok bool
 		if t.nest < maxNest {
 			ok = t.solveRestarts(r[0], r[1], L)
@@ -1060,6 +1126,10 @@ func (t *searcher) descend(a, c int32, L int64) bool {
 			ok = t.solve(r[0], r[1], L)
 		}
 		if !ok {
+			if i > 0 {
+				// The siblings packed before it changed their regions.
+				t.because(regs[0][0], regs[i-1][1])
+			}
 			return false
 		}
 	}
@@ -1102,4 +1172,110 @@ func minCount(vals []int64) (int64, int32) {
 		}
 	}
 	return mm, k
+}
+
+// buckets returns the set of the buckets of sections [lo, hi): the
+// sections are cut into 64 runs of equal length, one bit each.
+func (in *inst) buckets(lo, hi int32) uint64 {
+	ns := int64(in.ns)
+	x := uint(int64(lo) * 64 / ns)
+	y := uint(int64(hi-1) * 64 / ns)
+	return (^uint64(0) >> (63 - y)) &^ (1<<x - 1)
+}
+
+func (t *searcher) buckets(lo, hi int32) uint64 { return t.in.buckets(lo, hi) }
+
+// reasonMasks are the fixed sets of section buckets that the reasons of
+// failures are made of (see doc.go); built once per instance.
+type reasonMasks struct {
+	bit   []uint64 // per section: its bucket
+	hull  []uint64 // per buffer: its sections and the first sections of the buffers alive with it
+	run   []uint64 // per section: it and the first sections of the class predecessors of the buffers starting there
+	cov   []uint64 // per section: the first sections of the buffers alive there
+	waste []uint64 // per section: run and the hull of every buffer alive there
+}
+
+// buildMasks builds the instance's reason masks (after ensureCover) unless
+// built already; O(the cover lists). It asks stop now and then and reports
+// false if stop said so (nothing is kept then).
+func (in *inst) buildMasks(stop func() bool) bool {
+	if in.masks != nil {
+		return true
+	}
+	n, ns := in.n, in.ns
+	m := &reasonMasks{
+		hull:  make([]uint64, n),
+		run:   make([]uint64, ns),
+		cov:   make([]uint64, ns),
+		waste: make([]uint64, ns),
+		bit:   make([]uint64, ns),
+	}
+	for s := int32(0); s < int32(ns); s++ {
+		m.bit[s] = in.buckets(s, s+1)
+	}
+	for i := int32(0); i < int32(n); i++ {
+		lo := in.lo[i]
+		for _, c := range in.coverOf(in.lo[i]) {
+			lo = min(lo, in.lo[c])
+		}
+		m.hull[i] = in.buckets(lo, in.hi[i])
+	}
+	for s := int32(0); s < int32(ns); s++ {
+		rm := in.buckets(s, s+1)
+		for _, b := range in.byLo[in.loStart[s]:in.loStart[s+1]] {
+			if p := in.classPrev[b]; p >= 0 {
+				rm |= in.buckets(in.lo[p], in.lo[p]+1)
+			}
+		}
+		var hm, cm uint64
+		for _, b := range in.coverOf(s) {
+			hm |= m.hull[b]
+			cm |= in.buckets(in.lo[b], in.lo[b]+1)
+		}
+		m.run[s], m.cov[s], m.waste[s] = rm, cm, rm|hm
+		if s&1023 == 1023 && stop != nil && stop() {
+			return false
+		}
+	}
+	in.masks = m
+	return true
+}
+
+// changed adds sections [lo, hi) to what the current decision changed.
+func (t *searcher) changed(lo, hi int32) {
+	t.cm |= t.buckets(lo, hi)
+}
+
+// because adds sections [lo, hi) to the reason of the current failure.
+func (t *searcher) because(lo, hi int32) {
+	t.rm |= t.buckets(lo, hi)
+}
+
+// readsWaste adds to the reason what waste(s) reads: the tops under each
+// unplaced buffer alive in s and the bounds of the buffers alive with it
+// (a buffer's bound and whether it is placed belong to its first section).
+func (t *searcher) readsWaste(s int32) {
+	t.rm |= t.masks.waste[s]
+}
+
+// readsRun adds to the reason what choosing the candidates at level L over
+// section s reads (coverable and candidates): the run of sections at the
+// level around s and its neighbours, and the buffers that start in the run
+// (their bounds, the tops under them, whether their predecessors in their
+// class are placed). A buffer alive in the run that starts before it or
+// ends after it is alive in a neighbour, whose floor is above L (L is the
+// region's lowest floor), so its bound is above L: the neighbour's floor
+// says it is no candidate. A buffer whose bound is L lies in the run.
+func (t *searcher) readsRun(a, c, s int32, L int64) {
+	r0, r1 := s, s+1
+	for r0 > a && t.m[r0-1] == L {
+		r0--
+	}
+	for r1 < c && t.m[r1] == L {
+		r1++
+	}
+	t.because(max(r0-1, a), min(r1+1, c))
+	for x := r0; x < r1; x++ {
+		t.rm |= t.masks.run[x]
+	}
 }

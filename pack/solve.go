@@ -41,7 +41,7 @@ func exact(in *inst, C int64, seed uint64, stop func() bool, st *Stats, budget i
 			return nil, exactInfeasible
 		}
 	}
-	if !in.ensureCover(stop) {
+	if !in.ensureCover(stop) || !in.buildMasks(stop) {
 		return nil, exactStopped
 	}
 	t := newSearcher(in, C, 14)
@@ -60,6 +60,7 @@ func exact(in *inst, C int64, seed uint64, stop func() bool, st *Stats, budget i
 		t.trail.n = 0
 	}
 	st.Nodes += t.nodes
+	st.Backjumps += t.backjumps
 	st.Restarts += t.restarts
 	st.Nogoods += t.ngHits
 	switch {
