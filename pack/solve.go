@@ -292,9 +292,10 @@ func (s *solver) fitsMemory() bool {
 // only prove a capacity infeasible, never lower the peak, so it does not
 // run, and its cover lists, quadratic in the buffers alive at once, are
 // never built: on the 64,000-buffer compiler trace of
-// BenchmarkPackScaling the hard cores leave it 780 of 2,000 nodes, and
-// its lists took 400 of the 470 MB and 0.8 of the 3.4 s. When it says
-// no, it records Stats.Limited.
+// BenchmarkPackScaling the hard cores leave it 1,220 of 2,000 nodes, with
+// which it took 1.6 of the 3.5 s, its lists 400 of the 470 MB (on the
+// 8,000-buffer trace 1,974 nodes, a third of the time). When it says no,
+// it records Stats.Limited.
 func (s *solver) searchCanPack() bool {
 	if s.nodesLeft() >= int64(s.in.n) {
 		return true
