@@ -47,7 +47,7 @@ func exact(in *inst, C int64, seed uint64, stop func() bool, st *Stats, budget i
 	t := newSearcher(in, C, 14)
 	t.stop = stop
 	t.seed = seed
-	t.limit = budget
+	t.limit, t.budget = budget, budget
 	ok := true
 	for _, r := range t.split(0, int32(in.ns)) {
 		if ok = t.solveRestarts(r[0], r[1], -1); !ok {
