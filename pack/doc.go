@@ -41,11 +41,12 @@
 // pass is given up as soon as its peak, which only grows as it places
 // buffers, shows that it cannot be the packing kept (above the stop, and
 // above the first pass's peak or not below the best one's): the packing
-// kept is the same as with every pass finished (tested). The passes after
-// the first run from the last back (the packing kept is still the one the
-// order above gives): the late orders, often the best on large instances,
-// then raise the bar early, and the portfolio took up to 41% less time on
-// SOMAS copies and compiler traces (greedyPortfolio).
+// kept is the same as with every pass finished (tested). From 1,024
+// buffers on, the passes after the first run from the last back (the
+// packing kept is still the one the order above gives): the late orders,
+// often the best on large instances, then raise the bar early, and the
+// portfolio took up to 41% less time on SOMAS copies and compiler traces
+// (greedyPortfolio).
 //
 // The gaps come from an occupancy tree, not from the placed buffers one by
 // one: a segment tree over the sections whose nodes hold unions of memory

@@ -424,11 +424,14 @@ func portfolioOrders(n int) []greedyOrder {
 // with every pass finished in order (tested), at a fraction of the cost:
 // on idealloc's Y_1 most passes after the first few are given up early.
 //
-// The passes run the first first, then from the last back. From
-// scanBelow buffers on the first (byTotal, best fit) ends Y_1 at max-live
-// alone, and the last orders (bySizeEnd, byConflict, byStart) were added
-// for large instances, where they are often the best: made early, they
-// raise the bar at which the others are given up. On SOMAS copies
+// From scanBelow buffers on, the passes run the first first, then from
+// the last back: the first (byTotal, best fit) ends Y_1 at max-live alone,
+// and the last orders (bySizeEnd, byConflict, byStart) were added for
+// large instances, where they are often the best: made early, they raise
+// the bar at which the others are given up. (Where an early pass but the
+// first reaches stopAt, the passes after it are made first in vain; below
+// scanBelow, where the orders were chosen on the challenging set, they run
+// in order.) On SOMAS copies
 // (BenchmarkPackSOMAS) and compiler traces of 4,000 to 64,000 buffers the
 // same packings took up to 41% less time than in order: 470 -> 362 ms and
 // 740 -> 426 ms on 20 copies 515 and 300 time units apart, 1.52 -> 1.16 s
@@ -464,7 +467,10 @@ func greedyPortfolio(in *inst, p *Problem, first []int64, firstPeak, stopAt int6
 	}
 	orders := make([][]int32, numGreedyOrders)
 	for i := range passes {
-		k := (len(passes) - i) % len(passes) // 0, then from the last back
+		k := i
+		if in.n >= scanBelow {
+			k = (len(passes) - i) % len(passes) // 0, then from the last back
+		}
 		ps := passes[k]
 		if k > fits {
 			continue
