@@ -345,65 +345,65 @@
 //
 //	go test ./pack -run '^$' -bench PackScaling -benchtime 3x
 //
-// Measured on the final code (the machine shared, load 4.2-4.7 on its 2
-// cores, of which this run is 1; three runs, each size's fastest of three):
-// on Y_1's prefixes (the first greedy pass reaches max-live) time
-// n^1.40-1.42, peak RSS n^0.27-0.31 (13-17 MB at 1k, 57 MB for the whole,
-// in 0.26-0.27 s; `hieropt pack --minimize` on all of Y_1, the TFLM
-// baseline and the check included: 0.54 s and 98 MB at load 1.7, optimal);
-// on the generated traces time n^1.47, peak RSS n^0.49-0.50 (111-123 MB at
-// 64k), 64k buffers in 1.4-1.5 s, the peaks above max-live as before (3.03%
-// / 6.88% / 1.37% / 6.41% / 8.51% at 4k / 8k / 16k / 32k / 64k). The
-// session before measured n^1.39-1.54 on Y_1 and, on the traces,
-// n^1.58-1.65 with peak RSS n^0.70 (430-480 MB at 64k, all but 50 MB the
-// whole-instance search's cover lists, which now stays off where it has
-// fewer nodes than buffers: see The hard core); this one, before the
-// portfolio's order (greedyPortfolio), n^1.52-1.53 at load 1.6-1.9. Target
-// n^1.3: not met. Where the time goes now: on Y_1, all of it in the first
-// pass, the index and one greedy pass (at 62k rows 44, 21 and 183 ms of
-// Solve's 250-270); on the traces, the greedy portfolio's 14 packings (1.3
-// of 1.6 s at 64k; none reaches max-live from 4k on, so all run, each to
-// its end or until its peak passes the best one's) and the core searches'
-// 2,000 nodes (about 45% of the time at 4k, 16k and 32k, where a node costs
-// as much as the buffers alive where it places: n/80 per section; 10% at
-// 64k, where they find a core in 780 nodes and the whole-instance search
-// does not run). The trace's fit also bends up because 1k and 2k are packed
-// at max-live by the greedy in 4-7 ms and 4k needs the whole pipeline
-// (38-43 ms): from 4k to 64k alone it is n^1.33-1.38. (Y_1's 1k prefix runs
-// first and pays the warm-up: it is slower than 2k, which pulls the fit
-// down a little.) The greedy grows faster than n because of the answer its
-// tree gives, not the tree: a greedy query's union of conflicting buffers
-// has the holes of those buffers, and where the buffers alive at once grow
-// with n (they do in Y_1's prefixes, from 6,273 to 9,331 at most, with
-// cover lists from 5 to 193 million entries between 16k and 62k rows, and
-// in the generated traces, whose long-lived tenth lives up to n/8), so do
-// the holes: the runs a best-fit query reads grow from 23 to 210 between
-// 16k rows of Y_1 and all of it (the longest list 9 and 128 of them), and
-// from 124 to 326 on traces from 16k to 64k buffers (62 and 213; the
-// busiest-section order's best-fit passes), and their union keeps 8 to 114
-// and 57 to 192 runs, whose holes are nearly all large enough for the
-// buffer: cutting the hole [0, inf) by each list in turn, dropping the
-// holes too small and skipping the runs under covered ranges, read 80% as
-// many runs and was no faster. Best fit therefore reads every hole; the
-// query merges its lists but the longest, shortest first, and reads that
-// merge against the longest without writing their union out. A query in
-// O(log n) would need the holes of the union over a time range indexed by
-// size, which this tree (lists per node, merged per query) cannot give:
-// tried and left out, as no faster, were inserting the lists of the nodes
-// above lazily (the reads then paid the inserts: adds spend their time in
-// cache misses, not in moving runs), a branch-free binary search in the
-// inserts (the same), lists cut from a slab, caching the paths four or
-// sixteen times deeper with intervals inserted into stale paths (the 16k
-// trace 10-20% faster, the 64k one no faster, Y_1 20-25% slower), giving up
-// a pass once the lowest hole of one of the largest buffers not yet placed
-// shows its peak too high (2 passes of 13 on the 64k trace), and, in the
-// start-order pass, an index of its holes by size (keeping it cost more
-// than reading the runs). First fit reads the lists' runs in order from a
-// heap of their heads, up to the lowest hole that holds the buffer (on
-// average the 2nd to 30th run) or 32 runs, then merges the rest but the
-// longest list and reads that against it: 20% less CPU than merging on the
-// traces' first-fit passes, about the same on Y_1, 25-35% more where
-// thousands of long-lived buffers are alive and the hole is far up.
+// Measured on the final code (the machine shared, load 1.7-2.0 on its 2
+// cores, of which this run is 1; two runs, each size's fastest of three):
+// on Y_1's prefixes (the first greedy pass reaches max-live) time n^1.40,
+// peak RSS n^0.28-0.33 (13-16 MB at 1k, 57 MB for the whole, in 0.25 s;
+// `hieropt pack --minimize` on all of Y_1, the TFLM baseline and the check
+// included: 0.54 s and 98 MB at load 1.7, optimal); on the generated traces
+// time n^1.47, peak RSS n^0.50 (118-120 MB at 64k), 64k buffers in 1.3 s,
+// the peaks above max-live as before (3.03% / 6.88% / 1.37% / 6.41% / 8.51%
+// at 4k / 8k / 16k / 32k / 64k). The session before measured n^1.39-1.54 on
+// Y_1 and, on the traces, n^1.58-1.65 with peak RSS n^0.70 (430-480 MB at
+// 64k, all but 50 MB the whole-instance search's cover lists, which now
+// stays off where it has fewer nodes than buffers: see The hard core); this
+// one, before the portfolio's running order (greedyPortfolio), n^1.52-1.53
+// at load 1.6-1.9. Target n^1.3: not met. Where the time goes now: on Y_1,
+// all of it in the first pass, the index and one greedy pass (at 62k rows
+// 44, 21 and 183 ms of Solve's 250-270); on the traces, the greedy
+// portfolio's 14 packings (1.15 of 1.4 s at 64k; none reaches max-live from
+// 4k on, so all run, each to its end or until its peak passes the best
+// one's) and the core searches' 2,000 nodes (45-50% of the time at 4k and
+// 16k, 45% at 32k, where a node costs as much as the buffers alive where it
+// places: n/80 per section; 10% at 64k, where they find a core in 780 nodes
+// and the whole-instance search does not run). The trace's fit also bends
+// up because 1k and 2k are packed at max-live by the greedy in 4-7 ms and
+// 4k needs the whole pipeline (38-39 ms): from 4k to 64k alone it is
+// n^1.33-1.34. (Y_1's 1k prefix runs first and pays the warm-up: it is
+// slower than 2k, which pulls the fit down a little.) The greedy grows
+// faster than n because of the answer its tree gives, not the tree: a
+// greedy query's union of conflicting buffers has the holes of those
+// buffers, and where the buffers alive at once grow with n (they do in
+// Y_1's prefixes, from 6,273 to 9,331 at most, with cover lists from 5 to
+// 193 million entries between 16k and 62k rows, and in the generated
+// traces, whose long-lived tenth lives up to n/8), so do the holes: the
+// runs a best-fit query reads grow from 23 to 210 between 16k rows of Y_1
+// and all of it (the longest list 9 and 128 of them), and from 124 to 326
+// on traces from 16k to 64k buffers (62 and 213; the busiest-section
+// order's best-fit passes), and their union keeps 8 to 114 and 57 to 192
+// runs, whose holes are nearly all large enough for the buffer: cutting the
+// hole [0, inf) by each list in turn, dropping the holes too small and
+// skipping the runs under covered ranges, read 80% as many runs and was no
+// faster. Best fit therefore reads every hole; the query merges its lists
+// but the longest, shortest first, and reads that merge against the longest
+// without writing their union out. A query in O(log n) would need the holes
+// of the union over a time range indexed by size, which this tree (lists
+// per node, merged per query) cannot give: tried and left out, as no
+// faster, were inserting the lists of the nodes above lazily (the reads
+// then paid the inserts: adds spend their time in cache misses, not in
+// moving runs), a branch-free binary search in the inserts (the same),
+// lists cut from a slab, caching the paths four or sixteen times deeper
+// with intervals inserted into stale paths (the 16k trace 10-20% faster,
+// the 64k one no faster, Y_1 20-25% slower), giving up a pass once the
+// lowest hole of one of the largest buffers not yet placed shows its peak
+// too high (2 passes of 13 on the 64k trace), and, in the start-order pass,
+// an index of its holes by size (keeping it cost more than reading the
+// runs). First fit reads the lists' runs in order from a heap of their
+// heads, up to the lowest hole that holds the buffer (on average the 2nd to
+// 30th run) or 32 runs, then merges the rest but the longest list and reads
+// that against it: 20% less CPU than merging on the traces' first-fit
+// passes, about the same on Y_1, 25-35% more where thousands of long-lived
+// buffers are alive and the hole is far up.
 //
 // # Measured
 //
