@@ -311,7 +311,7 @@ func searchCore(in *inst, p *Problem, offs []int64, free []bool, C, budget, memL
 		return coreResult{stopped: true}
 	}
 	t := newSearcher(cin, C, 14)
-	t.stop, t.seed, t.limit = stop, seed, budget
+	t.stop, t.seed, t.limit, t.budget = stop, seed, budget, budget
 	copy(t.h, floor)
 	copy(t.hr, floor)
 	for b := int32(0); b < int32(cin.n); b++ {

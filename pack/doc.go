@@ -41,7 +41,12 @@
 // pass is given up as soon as its peak, which only grows as it places
 // buffers, shows that it cannot be the packing kept (above the stop, and
 // above the first pass's peak or not below the best one's): the packing
-// kept is the same as with every pass finished (tested).
+// kept is the same as with every pass finished (tested). From 1,024
+// buffers on, the passes after the first run from the last back (the
+// packing kept is still the one the order above gives): the late orders,
+// often the best on large instances, then raise the bar early, and the
+// portfolio took up to 41% less time on SOMAS copies and compiler traces
+// (greedyPortfolio).
 //
 // The gaps come from an occupancy tree, not from the placed buffers one by
 // one: a segment tree over the sections whose nodes hold unions of memory
@@ -234,7 +239,14 @@
 // proves nothing, and none is ever claimed. Each core search has a budget
 // of four nodes per core buffer (at least 2,000) and the memory limit;
 // Stats.Cores counts those that lowered the peak. Then the whole-instance
-// search runs as before, from the lower peak, with the nodes left. (On 20
+// search runs as before, from the lower peak, with the nodes left, if they
+// are at least one per buffer: every packing it finds took a node per
+// buffer (each node keeps at most one placement; tested on random
+// instances), so with fewer it could only prove a capacity infeasible,
+// never lower the peak, and it does not run (Stats.Limited; its cover
+// lists are never built). On the 64,000-buffer trace under
+// BenchmarkPackScaling's limit of 2,000 nodes the cores leave it 1,220,
+// which took 1.6 of 3.5 s and 400 of 470 MB, for no gain. (On 20
 // SOMAS copies that do not meet, parts of 1,042 buffers, the whole search
 // packs at max-live in a node per buffer; a core search first cost 4,390
 // nodes more: hence the parts' size, not the instance's.)
@@ -355,7 +367,8 @@
 // branch and bound would need 3.1 GB (its greedy reaches max-live, so it
 // never runs); the hard cores of the 64,000-buffer trace have 600-800
 // buffers, where the whole instance's search lists 25 million entries
-// (400 MB).
+// (400 MB), and builds them only when the node limit leaves it a node per
+// buffer (see The hard core).
 //
 // # Scaling
 //
@@ -365,41 +378,63 @@
 //
 //	go test ./pack -run '^$' -bench PackScaling -benchtime 3x
 //
-// Measured on the final code (the machine shared, load 1.5-5.5 on its 2
-// cores; the fastest of each size's runs): on Y_1's prefixes (whose path
-// the hard core and the seventh order do not touch: the first greedy pass
-// reaches max-live) time n^1.39 (load 1.5, before them), n^1.43 (3),
-// n^1.54 (5.5), peak RSS n^0.28-0.32 (13 MB at 1k,
-// 51-54 MB for the whole, in 0.28-0.51 s; `hieropt pack --minimize` on all
-// of Y_1, the TFLM baseline and the check included: 0.50 s and 80 MB,
-// optimal); on the generated traces time n^1.58 (load 3), n^1.65 (5.5),
-// peak RSS n^0.70 (430-480 MB at 64k, all but 50 MB the whole-instance
-// search's cover lists), 64k buffers in 2.8-3.0 s. Before the hard core
-// and the seventh order the traces gave n^1.61 (load 1.5); the session
-// before, n^1.41-1.66 and n^1.64-1.83 at loads 4.5-8. Target
-// n^1.3: not met. On Y_1 the greedy passes are all the time (one pass
-// reaches max-live); on the traces the whole-instance search with its
-// 1,220 nodes the core searches left is half of it at 64k (its cover
-// lists n²/160 entries, its nodes as costly as the buffers alive where
-// they place: n/80 per section); the core searches take 0.02-0.34 s (on
-// 16k and 32k they spend the 2,000 nodes, and the whole-instance search
-// does not run). (Y_1's 1k prefix runs first and pays the warm-up:
-// it is slower than 2k, which pulls the fit down a little.) The greedy
-// grows faster than n because of the answer its tree gives, not the tree:
-// a greedy query's union of conflicting buffers has the holes of those
+// Measured on the final code (the machine shared, load 1.7-2.0 on its 2
+// cores, of which this run is 1; two runs, each size's fastest of three):
+// on Y_1's prefixes (the first greedy pass reaches max-live) time n^1.40,
+// peak RSS n^0.28-0.33 (13-16 MB at 1k, 57 MB for the whole, in 0.25 s;
+// `hieropt pack --minimize` on all of Y_1, the TFLM baseline and the check
+// included: 0.54 s and 98 MB at load 1.7, optimal); on the generated traces
+// time n^1.47, peak RSS n^0.50 (118-120 MB at 64k), 64k buffers in 1.3 s,
+// the peaks above max-live as before (3.03% / 6.88% / 1.37% / 6.41% / 8.51%
+// at 4k / 8k / 16k / 32k / 64k). The session before measured n^1.39-1.54 on
+// Y_1 and, on the traces, n^1.58-1.65 with peak RSS n^0.70 (430-480 MB at
+// 64k, all but 50 MB the whole-instance search's cover lists, which now
+// stays off where it has fewer nodes than buffers: see The hard core); this
+// one, before the portfolio's running order (greedyPortfolio), n^1.52-1.53
+// at load 1.6-1.9. Target n^1.3: not met. Where the time goes now: on Y_1,
+// all of it in the first pass, the index and one greedy pass (at 62k rows
+// 44, 21 and 183 ms of Solve's 250-270); on the traces, the greedy
+// portfolio's 14 packings (1.15 of 1.4 s at 64k; none reaches max-live from
+// 4k on, so all run, each to its end or until its peak passes the best
+// one's) and the core searches' 2,000 nodes (45-50% of the time at 4k and
+// 16k, 45% at 32k, where a node costs as much as the buffers alive where it
+// places: n/80 per section; 10% at 64k, where they find a core in 780 nodes
+// and the whole-instance search does not run). The trace's fit also bends
+// up because 1k and 2k are packed at max-live by the greedy in 4-7 ms and
+// 4k needs the whole pipeline (38-39 ms): from 4k to 64k alone it is
+// n^1.33-1.34. (Y_1's 1k prefix runs first and pays the warm-up: it is
+// slower than 2k, which pulls the fit down a little.) The greedy grows
+// faster than n because of the answer its tree gives, not the tree: a
+// greedy query's union of conflicting buffers has the holes of those
 // buffers, and where the buffers alive at once grow with n (they do in
-// Y_1's prefixes, from 6,273 to 9,331 at most, with cover lists from 5
-// to 193 million entries between 16k and 62k rows, and in the generated
+// Y_1's prefixes, from 6,273 to 9,331 at most, with cover lists from 5 to
+// 193 million entries between 16k and 62k rows, and in the generated
 // traces, whose long-lived tenth lives up to n/8), so do the holes: the
-// runs a best-fit query reads grow from 19 to 183-210 between 16k rows of
-// Y_1 and all of it, and from 90 to 265-319 on traces from 16k to 62k
-// buffers, and their union keeps 84-187 runs, whose holes are nearly all
-// large enough for the buffer: cutting the hole [0, inf) by each list in
-// turn, dropping the holes too small and skipping the runs under covered
-// ranges, read 80% as many runs and was no faster. First fit reads the
-// lists' runs in order from a heap of their heads, up to the lowest hole
-// that holds the buffer (on average the 2nd to 30th run) or 32 runs, then
-// merges the rest: 20% less CPU than merging on the traces' first-fit
+// runs a best-fit query reads grow from 23 to 210 between 16k rows of Y_1
+// and all of it (the longest list 9 and 128 of them), and from 124 to 326
+// on traces from 16k to 64k buffers (62 and 213; the busiest-section
+// order's best-fit passes), and their union keeps 8 to 114 and 57 to 192
+// runs, whose holes are nearly all large enough for the buffer: cutting the
+// hole [0, inf) by each list in turn, dropping the holes too small and
+// skipping the runs under covered ranges, read 80% as many runs and was no
+// faster. Best fit therefore reads every hole; the query merges its lists
+// but the longest, shortest first, and reads that merge against the longest
+// without writing their union out. A query in O(log n) would need the holes
+// of the union over a time range indexed by size, which this tree (lists
+// per node, merged per query) cannot give: tried and left out, as no
+// faster, were inserting the lists of the nodes above lazily (the reads
+// then paid the inserts: adds spend their time in cache misses, not in
+// moving runs), a branch-free binary search in the inserts (the same),
+// lists cut from a slab, caching the paths four or sixteen times deeper
+// with intervals inserted into stale paths (the 16k trace 10-20% faster,
+// the 64k one no faster, Y_1 20-25% slower), giving up a pass once the
+// lowest hole of one of the largest buffers not yet placed shows its peak
+// too high (2 passes of 13 on the 64k trace), and, in the start-order pass,
+// an index of its holes by size (keeping it cost more than reading the
+// runs). First fit reads the lists' runs in order from a heap of their
+// heads, up to the lowest hole that holds the buffer (on average the 2nd to
+// 30th run) or 32 runs, then merges the rest but the longest list and reads
+// that against it: 20% less CPU than merging on the traces' first-fit
 // passes, about the same on Y_1, 25-35% more where thousands of long-lived
 // buffers are alive and the hole is far up.
 //

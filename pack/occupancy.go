@@ -220,20 +220,42 @@ func (o *occupancy) place(lo, hi int32, size, al int64, bestFit bool) int64 {
 		}
 	}
 	o.runs = o.runs[:0]
-	for _, l := range ls {
+	if len(ls) == 0 {
+		return 0
+	}
+	for _, l := range ls[:len(ls)-1] {
 		o.union(l)
 	}
-	var cur int64
+	return holeIn(o.runs, ls[len(ls)-1], 0, size, al, true)
+}
+
+// holeIn returns the offset the greedy gives a buffer of the given size
+// and alignment in the union of the sorted disjoint runs a and b, above
+// cur (an end read before them; they start at or above it): with
+// bestFit, the lowest aligned offset of the smallest hole that holds it,
+// else that of the lowest such hole; above them all if none does. It
+// reads the two in order of start without writing their union out: b is
+// a query's longest list, and merging it in took 8-15% of a greedy pass
+// on idealloc's Y_1 and on a 64,000-buffer compiler trace.
+func holeIn(a, b []run, cur, size, al int64, bestFit bool) int64 {
 	best, bestGap := int64(-1), int64(-1)
-	for _, r := range o.runs {
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		var r run
+		if j == len(b) || (i < len(a) && a[i].s <= b[j].s) {
+			r = a[i]
+			i++
+		} else {
+			r = b[j]
+			j++
+		}
 		if r.s > cur {
 			if at := roundUp(cur, al); at+size <= r.s {
-				gap := r.s - cur
-				if best < 0 || (bestFit && gap < bestGap) {
-					best, bestGap = at, gap
-				}
 				if !bestFit {
-					break
+					return at
+				}
+				if gap := r.s - cur; best < 0 || gap < bestGap {
+					best, bestGap = at, gap
 				}
 			}
 		}
@@ -312,19 +334,11 @@ func (o *occupancy) firstHoleRest(h []head, cur, size, al int64) int64 {
 		}
 	}
 	o.runs = o.runs[:0]
-	for _, l := range tails {
+	for _, l := range tails[:len(tails)-1] {
 		o.union(l)
 	}
 	o.tails = tails
-	for _, r := range o.runs {
-		if r.s > cur {
-			if at := roundUp(cur, al); at+size <= r.s {
-				return at
-			}
-		}
-		cur = max(cur, r.e)
-	}
-	return roundUp(cur, al)
+	return holeIn(o.runs, tails[len(tails)-1], cur, size, al, false)
 }
 
 // head is where firstHole is in one of the query's lists: at the run at
@@ -376,6 +390,9 @@ func (o *occupancy) gather(u int32) {
 
 // union merges the sorted disjoint runs b into o.runs, which stay sorted
 // and disjoint (runs that overlap or touch become one): linear in both.
+// Once one side is used up, the rest of the other (disjoint, and above
+// all that was merged but the runs it still overlaps) is copied in one
+// piece.
 func (o *occupancy) union(b []run) {
 	if len(b) == 0 {
 		return
@@ -385,22 +402,39 @@ func (o *occupancy) union(b []run) {
 		o.runs = append(o.runs, b...)
 		return
 	}
-	out := o.spare[:0]
+	out := slices.Grow(o.spare[:0], len(a)+len(b))
+	var cur run // the run being merged, not yet in out
 	i, j := 0, 0
-	for i < len(a) || j < len(b) {
+	if a[0].s <= b[0].s {
+		cur, i = a[0], 1
+	} else {
+		cur, j = b[0], 1
+	}
+	for i < len(a) && j < len(b) {
 		var r run
-		if j == len(b) || (i < len(a) && a[i].s <= b[j].s) {
+		if a[i].s <= b[j].s {
 			r = a[i]
 			i++
 		} else {
 			r = b[j]
 			j++
 		}
-		if k := len(out) - 1; k >= 0 && r.s <= out[k].e {
-			out[k].e = max(out[k].e, r.e)
+		if r.s <= cur.e {
+			cur.e = max(cur.e, r.e)
 		} else {
-			out = append(out, r)
+			out = append(out, cur)
+			cur = r
 		}
 	}
+	rest := a[i:]
+	if j < len(b) {
+		rest = b[j:]
+	}
+	for len(rest) > 0 && rest[0].s <= cur.e {
+		cur.e = max(cur.e, rest[0].e)
+		rest = rest[1:]
+	}
+	out = append(out, cur)
+	out = append(out, rest...)
 	o.runs, o.spare = out, a
 }

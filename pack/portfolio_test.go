@@ -33,9 +33,9 @@ func portfolioAll(in *inst, p *Problem, stopAt int64) (best []int64, bestPeak in
 	return best, bestPeak
 }
 
-// TestPortfolioGivesUpHarmlessly: giving up the passes that cannot be kept
-// changes nothing: the portfolio returns the offsets of the portfolio that
-// finishes every pass, for stopAt at max-live (Minimize), at capacities
+// TestPortfolioGivesUpHarmlessly: giving up the passes that cannot be kept,
+// and running them out of order, changes nothing: the portfolio returns the
+// offsets of the portfolio that finishes every pass in order, for stopAt at max-live (Minimize), at capacities
 // between max-live and the worst pass, and with none (random problems,
 // compiler traces on both sides of scanBelow, the challenging set).
 func TestPortfolioGivesUpHarmlessly(t *testing.T) {
