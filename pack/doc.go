@@ -307,9 +307,28 @@
 // that part to the right one when it ends: on perfect packings a wrong
 // sharing glues whole subtrees. So a starter goes first to a part with a
 // buffer that ends when it does (children of a cut across space end
+// together), the starters that end together are given a part as one
+// before each is on its own (siblings of a cut across space start and end
 // together), and a part that stays whole is walked again backwards, then
 // without those preferences, then with ties broken at random (seeded by
-// Options.Seed: the splits are deterministic). Random guillotine cuts
+// Options.Seed: the splits are deterministic).
+//
+// Where parts must join, the finest balanced groups are found greedily,
+// and coincidental sums mislead that too; merges (merge.go) point to the
+// right groups. Before the splits, buffers are merged bottom-up where some
+// perfect packing very likely has them so: at a time point, a size with
+// exactly one buffer ending and one starting there (one buffer, in time),
+// or the enders of one start and the starters of one end with equal
+// totals, unique on their sides (one buffer, each side stacked); merged
+// buffers merge again (N = 5,000: 5,000 buffers become 180-260; 20,000
+// become 3,200-3,700). The merged instance is not what is split: a merged
+// buffer crosses the cut in time it was merged at, which leaves a
+// guillotine instance with neither that cut nor a split in space (the 259
+// merged buffers of N = 5,000 python seed 2 do not split at all, nor
+// pack by the branch and bound in 20,000 nodes). Each merge is a hint
+// instead: the parts (of enders) and starters of one merge that balance
+// form a group of their own before the greedy search for the rest. A hint
+// can be wrong but never unsound, as the splits check every balance. Random guillotine cuts
 // split down to single buffers where no sharing goes wrong. Solve tries
 // the splits after the greedy portfolio, before the branch and bound,
 // when every section is at max-live and the greedy did not reach it (never
@@ -466,28 +485,34 @@
 // energetic check of a section at every bound threshold, and a lookahead
 // to each placement's top, were tried there and left out.) The splits
 // (above) pack them instead, with no branch-and-bound node. Measured on
-// the final code, machine load 2-8 on its 2 cores:
+// the final code (with the merges' hints and the starters of one end
+// shared as one), one core, machine load about 2 on its 2 cores:
 //
 //   - BenchmarkPerfectPack (go test ./pack -run X -bench PerfectPack
-//     -benchtime 1x, two runs; Go seed 1): N = 1,000 in 17-22 ms, 2,000
-//     in 50-147 ms, 5,000 in 177-216 ms; 20,000 unsolved in 60 s (45%
-//     above max-live, the greedy's peak). Before: 1,000 to 5,000 unsolved in 10 s each, 43-54%
-//     above.
-//   - Go seeds 1-8 (Solve, 2-3 s each): N = 2,000 all eight packed; N =
-//     5,000 seeds 1, 2, 3, 4 and 6 in 0.15-0.25 s (seed 2 with 4,219
-//     nodes on a part that did not split), the other three not; N =
-//     20,000 seeds 1-4 none.
+//     -benchtime 1x; Go seed 1): N = 1,000 in 15 ms, 2,000 in 42 ms,
+//     5,000 in 166 ms; 20,000 unsolved in 60 s (45% above max-live, the
+//     greedy's peak). Before the splits: 1,000 to 5,000 unsolved in 10 s
+//     each, 43-54% above.
+//   - Go seeds 1-8 (TestSplitPerfect, Solve with NodeLimit 20,000): N =
+//     5,000 all eight packed in 0.17-0.30 s with no node (before the
+//     merges: seeds 1, 2, 3, 4 and 6, seed 2 with 4,219 nodes); N = 1,000
+//     and 2,000 seeds 1-3 in 20-50 ms.
 //   - The Python generator's files through the command (hieropt pack
-//     --time-limit 10s perfectNsS.1048576.csv, the whole command): N =
-//     1,000 seeds 1-3 in 24-53 ms, 2,000 in 45-99 ms, 5,000 seeds 1 and
-//     3 in 141 and 120 ms; 5,000 seed 2 unsolved (best peak 50% above),
-//     20,000 seed 1 too (20 s, 38% above).
+//     --time-limit 60s perfectNsS.1048576.csv, the whole command): N =
+//     2,000 seeds 1-3 in 34-42 ms; 5,000 seeds 1-5 all packed in 114-246
+//     ms (before the merges seed 2 was not, 50% above); 20,000 seeds 1-3
+//     unsolved in 60 s (38-39% above).
 //
-// What is left: on the larger instances some time point shares its
-// starters wrongly (sizes add up by coincidence) in every walk tried, and
-// the glued part (370 to 17,500 buffers) neither splits nor packs by the
-// branch and bound at its width. Issue 17's targets (5,000 in 10 s, 20,000
-// in 60 s) are met for some seeds only.
+// What is left: on N = 20,000 some time point of every walk tried shares
+// its starters wrongly, a sharing that balances there but is not the
+// packing's (sizes add up by coincidence; no merge tags the point), and
+// the glued part (1,700 to 19,000 buffers) neither
+// splits nor packs by the branch and bound. More walks (400 variants), a
+// walk of short windows of time alone (the finest variant of each, joined
+// where the windows' parts share buffers, then by the groups that balance
+// at each point) and splitting the merged instance were tried there and
+// left out: each still glues the whole part. Issue 17's target is met at
+// N = 5,000 (every seed tried), not at 20,000.
 //
 // A time-sweep construction (place each time point's starters into the
 // holes its enders leave, the order within a hole deferred until members
