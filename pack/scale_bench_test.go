@@ -24,8 +24,10 @@ func idealloc() string {
 // BenchmarkPackScaling: Solve with Minimize (and a node limit of 2000, so
 // that the run is deterministic and the branch and bound's share bounded)
 // on compiler traces of 1k to 64k buffers: the first n rows of idealloc's
-// Y_1 (when the file is there) and compilerTrace(1, n) (about 10% of the
-// buffers long-lived, like Y_1). Each size reports s/op, the process's peak
+// Y_1 (when the file is there), compilerTrace(1, n) (about 10% of the
+// buffers long-lived, like Y_1) and, issue 17's fragmented family, copies
+// of idealloc's SOMAS resnet50 overlapping by half (somasCopies, shift 515:
+// 1 to 61 copies, 1,042 to 63,562 buffers; when the file is there). Each size reports s/op, the process's peak
 // RSS during the run (peak-MB: VmHWM, reset before it; Linux only) and the
 // peak above max-live (gap-%); a last sub-benchmark "fit" reports the
 // exponents k of time ~ n^k and peak RSS ~ n^k fitted by least squares
@@ -50,6 +52,15 @@ func BenchmarkPackScaling(b *testing.B) {
 		inputs = append([]input{{name: "Y_1", max: len(all.Buffers), make: func(n int) *Problem {
 			return &Problem{Buffers: all.Buffers[:n]}
 		}}}, inputs...)
+	}
+	if data, err := os.ReadFile(idealloc() + "/resnet50.csv"); err == nil {
+		base, err := ReadCSV("resnet50.csv", bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		inputs = append(inputs, input{name: "somas-half", make: func(n int) *Problem {
+			return somasCopies(base, max(1, (n+len(base.Buffers)/2)/len(base.Buffers)), 515)
+		}})
 	}
 	for _, in := range inputs {
 		var ns, secs, rss []float64
