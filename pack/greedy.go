@@ -494,7 +494,7 @@ func greedyPortfolio(in *inst, p *Problem, first []int64, firstPeak, stopAt int6
 		}
 		var offs []int64
 		var peak int64
-		ok := true
+		var ok bool
 		if ps.o == byStart {
 			offs, peak, ok = startOrderPackUnder(p, false, worst, stop)
 		} else {
