@@ -514,6 +514,34 @@
 // left out: each still glues the whole part. Issue 17's target is met at
 // N = 5,000 (every seed tried), not at 20,000.
 //
+// Backtracking over the sharings was measured against the generator's
+// true offsets (python seeds 1-3, N = 20,000) and left out. With the true
+// sharing forced at every time point the splits pack seed 1 at max-live
+// (search 0.19 s), so the sharings are all that is missing. But a time
+// point where no sharing exists is no sign of a wrong one: on seed 1's
+// first large part (9,537 buffers, 1,797 time points, 884 with more than
+// one part ending) the true walk joins parts at 36 points, the walk here
+// at 48. Given the true state, the walk's sharing differs from the true
+// one at 20 of the 884 points (12 other exact fits, 6 other joins, 2
+// exact fits where the truth joins). The first wrong sharing shows as a
+// join the truth does not make 21 time points later on seed 1 (t = 51,
+// then 72; seed 2's 1,078-buffer part: 136, then 140; seed 3's
+// 2,041-buffer part: 45, then 90). At t = 72 the parts that fail hold
+// buffers that started at 45 earlier time points with a choice, 17 of
+// them after 51; fixing t = 51 alone (to the true sharing) removes that
+// join and the next two. The true sharing at t = 51 is beyond the first
+// 1,400 sharings the search enumerates in its order, and in limited-
+// discrepancy order (up to 3): it splits two starters of one end (the first
+// pass shares them as one item) and leaves the heuristic's first class
+// for three items. Two walks were built (branch perfect3-bt-wip) and
+// neither packed seed 1 or 2 in 60 s: conflict-directed backjumping to
+// the latest point that gave starters to the failing parts (64 replays
+// per failure, then the join as today) spends its budget on the joins
+// the truth makes too and reached t = 266 of 1,797 in 60 s; repairing a
+// failure by changing one of its 40 latest conflict points to one of 4
+// other sharings fixed 4 failures on seed 1 (by changing t = 119 or 131,
+// never 51) and none on seed 2's first part.
+//
 // A time-sweep construction (place each time point's starters into the
 // holes its enders leave, the order within a hole deferred until members
 // end) packed only small instances (7/10 at N = 50, none at N = 500):
