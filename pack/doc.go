@@ -410,7 +410,12 @@
 // 64k, all but 50 MB the whole-instance search's cover lists, which now
 // stays off where it has fewer nodes than buffers: see The hard core); this
 // one, before the portfolio's running order (greedyPortfolio), n^1.52-1.53
-// at load 1.6-1.9. Target n^1.3: not met. Where the time goes now: on Y_1,
+// at load 1.6-1.9. Target n^1.3: not met on these two. On issue 17's
+// fragmented family, copies of idealloc's SOMAS ResNet-50 overlapping by
+// half (the benchmark's third input, 1 to 61 copies; the buffers alive at
+// once do not grow with n), it is: time n^0.94, peak RSS n^0.45-0.48,
+// 64k buffers in 2.0 s and 155-158 MB, 0.48-0.49% above max-live from 4k
+// on (load 0.6-0.9). Where the time goes now: on Y_1,
 // all of it in the first pass, the index and one greedy pass (at 62k rows
 // 44, 21 and 183 ms of Solve's 250-270); on the traces, the greedy
 // portfolio's 14 packings (1.15 of 1.4 s at 64k; none reaches max-live from
