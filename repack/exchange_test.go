@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/repack"
 	"github.com/hieropt/hieropt/state"
@@ -24,10 +25,7 @@ func TestExchange(t *testing.T) {
 		Block("a", 128, "activation", 0, 3, testprog.Writes(0), testprog.Reads(3)).
 		Block("b", 128, "activation", 0, 3, testprog.Writes(0), testprog.Reads(3)).
 		Program()
-	prof := testprog.Profile("hw",
-		testprog.Level{Name: "FAST", Capacity: 256, Align: 16, Latency: 1, Bandwidth: 8},
-		testprog.Level{Name: "SLOW", Capacity: 4096, Align: 16, Latency: 10, Bandwidth: 1})
-	p := testprog.Bind(prog, prof)
+	p := testprog.Bind(prog, fastSlow())
 	lay := &state.Layout{Segs: [][]state.Seg{
 		{{From: 0, Level: 1, Offset: 0}},
 		{{From: 0, Level: 0, Offset: 0}},
@@ -48,7 +46,7 @@ func TestExchange(t *testing.T) {
 		Block("a", 128, "activation", 0, 3, testprog.Writes(0), testprog.Reads(1, 2, 3)).
 		Block("b", 128, "activation", 0, 3, testprog.Writes(0), testprog.Reads(1, 2, 3)).
 		Program()
-	p = testprog.Bind(cheap, prof)
+	p = testprog.Bind(cheap, fastSlow())
 	res = repackChecked(t, p, lay)
 	assert.Zero(t, res.Stats.Exchanged)
 	assert.True(t, res.Layout.Equal(lay))
@@ -63,10 +61,7 @@ func TestGroupExchange(t *testing.T) {
 		Block("y", 128, "activation", 0, 3, testprog.Writes(0), testprog.Reads(1, 2, 3)).
 		Block("v", 256, "activation", 0, 3, testprog.Writes(0), testprog.Reads(1, 2)).
 		Program()
-	prof := testprog.Profile("hw",
-		testprog.Level{Name: "FAST", Capacity: 256, Align: 16, Latency: 1, Bandwidth: 8},
-		testprog.Level{Name: "SLOW", Capacity: 4096, Align: 16, Latency: 10, Bandwidth: 1})
-	p := testprog.Bind(prog, prof)
+	p := testprog.Bind(prog, fastSlow())
 	m := costmodel.Seed003{}
 	lay := &state.Layout{Segs: [][]state.Seg{
 		{{From: 0, Level: 1, Offset: 0}},
@@ -95,10 +90,7 @@ func TestSplit(t *testing.T) {
 		Block("r", 200, "activation", 0, 5, testprog.Writes(0), testprog.Reads(1, 5)).
 		Block("z", 200, "activation", 2, 4, testprog.Writes(2), testprog.Reads(3, 4)).
 		Program()
-	prof := testprog.Profile("hw",
-		testprog.Level{Name: "FAST", Capacity: 256, Align: 16, Latency: 1, Bandwidth: 8},
-		testprog.Level{Name: "SLOW", Capacity: 4096, Align: 16, Latency: 10, Bandwidth: 1})
-	p := testprog.Bind(prog, prof)
+	p := testprog.Bind(prog, fastSlow())
 	m := costmodel.Seed003{}
 	lay := &state.Layout{Segs: [][]state.Seg{
 		{{From: 0, Level: 1, Offset: 0}},
@@ -128,10 +120,7 @@ func TestGroupExchangeSmallFirst(t *testing.T) {
 		Block("S3", 64, "constant", 0, 1, testprog.Reads(1)).
 		Block("S4", 64, "constant", 0, 1, testprog.Reads(1)).
 		Program()
-	prof := testprog.Profile("hw",
-		testprog.Level{Name: "FAST", Capacity: 256, Align: 16, Latency: 1, Bandwidth: 8},
-		testprog.Level{Name: "SLOW", Capacity: 4096, Align: 16, Latency: 10, Bandwidth: 1})
-	p := testprog.Bind(prog, prof)
+	p := testprog.Bind(prog, fastSlow())
 	lay := &state.Layout{Segs: [][]state.Seg{
 		{{From: 0, Level: 0, Offset: 0}},
 		{{From: 2, Level: 0, Offset: 0}},
@@ -190,4 +179,12 @@ func repackChecked(t *testing.T, p *state.Problem, lay *state.Layout) *repack.Re
 	_, err = state.OccupancyAt(p, res.Layout, p.Prog.Timesteps()-1)
 	require.NoError(t, err)
 	return res
+}
+
+// fastSlow is the exchange tests' machine: a 256-byte fast level over a
+// slow one ten times the latency and an eighth of the bandwidth.
+func fastSlow() *hw.Profile {
+	return testprog.Profile("hw",
+		testprog.Level{Name: "FAST", Capacity: 256, Align: 16, Latency: 1, Bandwidth: 8},
+		testprog.Level{Name: "SLOW", Capacity: 4096, Align: 16, Latency: 10, Bandwidth: 1})
 }
