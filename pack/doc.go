@@ -399,8 +399,13 @@
 //
 // Measured on the final code (the machine shared, load 1.7-2.0 on its 2
 // cores, of which this run is 1; two runs, each size's fastest of three):
-// on Y_1's prefixes (the first greedy pass reaches max-live) time n^1.40,
-// peak RSS n^0.28-0.33 (13-16 MB at 1k, 57 MB for the whole, in 0.25 s;
+// on Y_1's prefixes (the first greedy pass reaches max-live) time n^1.40
+// fitted over 1k-62k, but n^1.7-2.0 between neighbouring sizes from 8k on
+// (5.7 / 22.9 / 79.7 / 253 ms at 8k / 16k / 32k / 62k, rerun 2026-11-27:
+// the fit is flattened by the small sizes' fixed costs; a CPU profile of
+// the 62k case puts 58% of its samples in the greedy passes, 53% in the
+// occupancy's queries and insertions, whose lists grow with the buffers
+// alive at once), peak RSS n^0.28-0.33 (13-16 MB at 1k, 57 MB for the whole, in 0.25 s;
 // `hieropt pack --minimize` on all of Y_1, the TFLM baseline and the check
 // included: 0.54 s and 98 MB at load 1.7, optimal); on the generated traces
 // time n^1.47, peak RSS n^0.50 (118-120 MB at 64k), 64k buffers in 1.3 s,
