@@ -405,10 +405,11 @@
 // the fit is flattened by the small sizes' fixed costs; a CPU profile of
 // the 62k case puts 58% of its samples in the greedy passes, 53% in the
 // occupancy's queries and insertions, whose lists grow with the buffers
-// alive at once), peak RSS n^0.28-0.33 (13-16 MB at 1k, 57 MB for the whole, in 0.25 s;
-// `hieropt pack --minimize` on all of Y_1, the TFLM baseline and the check
-// included: 0.54 s and 98 MB at load 1.7, optimal); on the generated traces
-// time n^1.47, peak RSS n^0.50 (118-120 MB at 64k), 64k buffers in 1.3 s,
+// alive at once), peak RSS n^0.28-0.33 (13-16 MB at 1k, 57 MB for the
+// whole, in 0.25 s; `hieropt pack --minimize` on all of Y_1, the TFLM
+// baseline and the check included: 0.54 s and 98 MB at load 1.7, optimal);
+// on the generated traces time n^1.47, peak RSS n^0.50 (118-120 MB at
+// 64k), 64k buffers in 1.3 s,
 // the peaks above max-live as before (3.03% / 6.88% / 1.37% / 6.41% / 8.51%
 // at 4k / 8k / 16k / 32k / 64k). The session before measured n^1.39-1.54 on
 // Y_1 and, on the traces, n^1.58-1.65 with peak RSS n^0.70 (430-480 MB at
