@@ -311,7 +311,18 @@
 // before each is on its own (siblings of a cut across space start and end
 // together), and a part that stays whole is walked again backwards, then
 // without those preferences, then with ties broken at random (seeded by
-// Options.Seed: the splits are deterministic).
+// Options.Seed: the splits are deterministic). Those eight walks run with
+// each of three rules for sharing in turn. The first is the above. The
+// second changes only how parts join: a part that goes on past the time
+// point (some of its buffers live on) keeps to starters of its own sum,
+// and only the parts that close there (all of their buffers end) join,
+// since a hole that spans several parts is a cut across time above them
+// all. The third, at time points with at most four parts, gives the
+// smallest part first the fewest starters that add up to its sum (a true
+// hole is the bottom of one piece, a few buffers; a sum made up by
+// coincidence takes many small ones). Perfect packings of N = 5,000,
+// python seeds 1-20 and Go seeds 1-40: 47 of the 60 packed with 24 walks
+// of the first rule, 53 with the three rules.
 //
 // Where parts must join, the finest balanced groups are found greedily,
 // and coincidental sums mislead that too; merges (merge.go) point to the

@@ -2,6 +2,7 @@ package pack
 
 import (
 	"cmp"
+	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -47,15 +48,22 @@ type splitter struct {
 	tagLo, tagHi []int32
 }
 
-// Settings of the splits: splitVariants was measured on perfect packings
+// Settings of the splits: splitWalks was measured on perfect packings
 // (see solve); the others bound the work of a search.
 const (
 	// splitShareNodes bounds the search that shares a time point's
 	// starters among the parts of its enders.
 	splitShareNodes = 4096
-	// splitVariants is the walks tried on a part: forwards and backwards,
-	// with and without affinities, then with ties broken at random.
-	splitVariants = 24
+	// splitWalks is the walks tried on a part with each sharing rule:
+	// forwards and backwards, with and without affinities, then with ties
+	// broken at random.
+	splitWalks = 8
+	// splitFewestParts: the rule shareFewest applies at time points with at
+	// most this many parts.
+	splitFewestParts = 4
+	// splitFewestRange bounds the totals (in units of the sizes' gcd)
+	// that shareFewest tabulates.
+	splitFewestRange = 1 << 16
 	// splitTriples bounds the values among which cancel looks for three
 	// that cancel one (a quadratic search); splitSumRange the totals
 	// cancelSums tabulates, in units of the values' gcd.
@@ -158,16 +166,18 @@ func (sp *splitter) solve(bufs []int32, t0, t1 int32, W, base int64) bool {
 	// In space: the parts that balance at every inner time point, found
 	// walking forwards, else backwards (where the first walk glued parts
 	// together, the second often does not), else both without the
-	// starters' affinities, else with ties broken at random (perfect
-	// packings of N = 5,000, Go seeds 1-8: 3 packed with the four fixed
-	// walks, 4 with 12 walks, 5 with 24 or 40).
+	// starters' affinities, else with ties broken at random; these eight
+	// walks with each sharing rule in turn (shareRule). Perfect packings
+	// of N = 5,000 (python seeds 1-20 and Go seeds 1-40, 60 in all): 47
+	// packed with 24 walks of the first rule, 53 with 8 of each rule.
 	var parts [][]int32
-	for v := 0; v < splitVariants && len(parts) <= 1 && !sp.cut; v++ {
+	for v := 0; v < splitWalks*shareRules && len(parts) <= 1 && !sp.cut; v++ {
 		var r *rand.Rand
-		if v >= 4 {
+		w := v % splitWalks
+		if w >= 4 {
 			r = rand.New(rand.NewPCG(sp.seed, uint64(v)))
 		}
-		parts = sp.components(ix, bufs, t0, t1, v&1 == 1, v == 2 || v == 3, r)
+		parts = sp.components(ix, bufs, t0, t1, w&1 == 1, w == 2 || w == 3, r, shareFirst+shareRule(v/splitWalks))
 	}
 	if len(parts) > 1 {
 		ok := true
@@ -205,8 +215,9 @@ func (sp *splitter) solve(bufs []int32, t0, t1 int32, W, base int64) bool {
 // gluing whole subtrees together): a starter goes first to a part with a
 // buffer that ends when it does (the children of a cut across space all
 // end together), unless plain. Walking backwards (reverse), starts and
-// ends trade places.
-func (sp *splitter) components(ix *spanIndex, bufs []int32, t0, t1 int32, reverse, plain bool, r *rand.Rand) [][]int32 {
+// ends trade places. The rule says how starters are shared where sums
+// leave a choice.
+func (sp *splitter) components(ix *spanIndex, bufs []int32, t0, t1 int32, reverse, plain bool, r *rand.Rand, rule shareRule) [][]int32 {
 	in := sp.in
 	local := make(map[int32]int32, len(bufs))
 	for i, b := range bufs {
@@ -220,11 +231,15 @@ func (sp *splitter) components(ix *spanIndex, bufs []int32, t0, t1 int32, revers
 		tagS, tagE = tagE, tagS
 	}
 	// ends: per part (at its root), how many of its buffers end at each
-	// time point; merged smaller into larger.
+	// time point; merged smaller into larger. live: per part, how many of
+	// its buffers are alive (a buffer not yet given a part counts for
+	// itself, and is added to the part it joins).
 	ends := make([]map[int32]int32, len(bufs))
+	live := make([]int32, len(bufs))
 	for i, b := range bufs {
 		uf[i] = int32(i)
 		ends[i] = map[int32]int32{hi[b]: 1}
+		live[i] = 1
 	}
 	union := func(x, y int32) {
 		x, y = ufFind(uf, x), ufFind(uf, y)
@@ -238,6 +253,7 @@ func (sp *splitter) components(ix *spanIndex, bufs []int32, t0, t1 int32, revers
 			ends[x][k] += v
 		}
 		ends[y] = nil
+		live[x] += live[y]
 		uf[y] = x
 	}
 	for k := t0 + 1; k < t1; k++ {
@@ -250,6 +266,7 @@ func (sp *splitter) components(ix *spanIndex, bufs []int32, t0, t1 int32, revers
 		tags := map[int32]int32{} // per root, its enders' tag, -1 where they differ
 		for _, b := range endsAt(t) {
 			r := ufFind(uf, local[b])
+			live[r]--
 			tag := tagE[b]
 			if _, ok := sums[r]; !ok {
 				roots = append(roots, r)
@@ -275,8 +292,12 @@ func (sp *splitter) components(ix *spanIndex, bufs []int32, t0, t1 int32, revers
 		for i, b := range starts {
 			stag[i] = tagS[b]
 		}
+		closing := make([]bool, len(roots))
+		for i, r := range roots {
+			closing[i] = live[r] == 0
+		}
 		affine := func(s, c int) bool { return !plain && ends[roots[c]][hi[starts[s]]] > 0 }
-		w := shareStarters(in, starts, classes, hi, affine, r, ctag, stag)
+		w := shareStarters(in, starts, classes, hi, affine, r, ctag, stag, rule, closing)
 		for _, k := range w.joined {
 			union(roots[k[0]], roots[k[1]])
 		}
@@ -314,6 +335,33 @@ type sharing struct {
 	joined  [][2]int
 }
 
+// shareRule says how a walk shares starters where sizes leave a choice. A
+// part is closing at a time point when all of its buffers alive before it
+// end there (the whole part is cut across time), else it goes on.
+type shareRule int
+
+const (
+	// shareFirst: the first sharing that fits (shareStarters); where none
+	// does, the finest balanced groups that taggedGroups finds join.
+	shareFirst shareRule = iota
+	// shareClosing: as shareFirst, but where classes must join, the parts
+	// that go on past the time point keep to starters of their own sum
+	// and only closing parts join (glueClosing). A hole under a part that
+	// goes on is a cut across time inside that part; the holes that span
+	// several parts are cuts above them, under which every part closes
+	// (perfect packings of N = 5,000, python seeds 7 and 18: a coincidental
+	// merge hint joined a part that went on to one of another strip).
+	shareClosing
+	// shareFewest: at time points with at most splitFewestParts classes,
+	// the smallest class first takes the fewest items (starters of one
+	// end together where some end together) that add up to its sum
+	// (shareFewest), before the first sharing that fits: a true hole is
+	// the bottom of one piece, a few starters, where sums found by
+	// coincidence take many small ones (python seed 9).
+	shareFewest
+	shareRules = iota
+)
+
 // shareStarters gives each starter a class (the parts of the enders, with
 // their sizes' sums) such that the starters given a class add up to its
 // sum, trying first the classes the starter has an affinity with, then
@@ -326,9 +374,15 @@ type sharing struct {
 // the tags of the classes' enders, -1 where they differ, and of the
 // starters), and the classes of a group join. With
 // r, the items of one size and the classes are tried in a random order.
-func shareStarters(in *inst, starts []int32, classes []int64, hi []int32, affine func(s, c int) bool, r *rand.Rand, ctag, stag []int32) sharing {
+// The rule may try another sharing first (shareFewest) or another way to
+// join (shareClosing, which needs closing: per class, whether its part
+// closes at this time point).
+func shareStarters(in *inst, starts []int32, classes []int64, hi []int32, affine func(s, c int) bool, r *rand.Rand, ctag, stag []int32, rule shareRule, closing []bool) sharing {
 	groupOf := make([]int, len(starts))
 	if len(classes) == 1 {
+		return sharing{groupOf: groupOf}
+	}
+	if rule == shareFewest && len(classes) <= splitFewestParts && fewestItems(in, starts, classes, hi, groupOf) {
 		return sharing{groupOf: groupOf}
 	}
 	cls := make([]int, len(classes)) // the classes in the order tried
@@ -361,6 +415,11 @@ func shareStarters(in *inst, starts []int32, classes []int64, hi []int32, affine
 	}
 	if fitItems(in, starts, items, classes, cls, hi, affine, r, groupOf) {
 		return sharing{groupOf: groupOf}
+	}
+	if rule == shareClosing {
+		if w, ok := glueClosing(in, starts, classes, hi, affine, r, closing); ok {
+			return w
+		}
 	}
 	// Else the finest groups that balance, classes and starters alike:
 	// a class joins the others of its group.
@@ -465,6 +524,192 @@ func fitItems(in *inst, starts []int32, items [][]int, classes []int64, cls []in
 		}
 	}
 	return true
+}
+
+// startItems lists the starters as items: those of one end together,
+// and whether that is fewer items than starters; and each on its own.
+func startItems(starts []int32, hi []int32) (bundles [][]int, fewer bool, singles [][]int) {
+	byHi := map[int32]int{}
+	for i, b := range starts {
+		k, ok := byHi[hi[b]]
+		if !ok {
+			k = len(bundles)
+			byHi[hi[b]] = k
+			bundles = append(bundles, nil)
+		}
+		bundles[k] = append(bundles[k], i)
+	}
+	singles = make([][]int, len(starts))
+	for i := range singles {
+		singles[i] = []int{i}
+	}
+	return bundles, len(bundles) < len(starts), singles
+}
+
+// glueClosing joins classes the way shareClosing says: the classes whose
+// parts go on each get starters of their own sum, and the closing classes
+// together the rest (by fitItems, the starters of one end together first);
+// then the closing classes and their starters are cut into the finest
+// groups that balance, and the classes of a group join. It reports false
+// where there is no closing class, no such sharing, or a group without a
+// class.
+func glueClosing(in *inst, starts []int32, classes []int64, hi []int32, affine func(s, c int) bool, r *rand.Rand, closing []bool) (sharing, bool) {
+	var cont, clos []int
+	var pool int64
+	for i, c := range closing {
+		if c {
+			clos = append(clos, i)
+			pool += classes[i]
+		} else {
+			cont = append(cont, i)
+		}
+	}
+	if len(clos) == 0 {
+		return sharing{}, false
+	}
+	// The classes of the first step: those that go on, then the pool.
+	cl := make([]int64, 0, len(cont)+1)
+	for _, i := range cont {
+		cl = append(cl, classes[i])
+	}
+	cl = append(cl, pool)
+	cls := make([]int, len(cl))
+	for i := range cls {
+		cls[i] = i
+	}
+	aff := func(s, c int) bool { return c < len(cont) && affine(s, cont[c]) }
+	g := make([]int, len(starts))
+	bundles, fewer, singles := startItems(starts, hi)
+	ok := fewer && fitItems(in, starts, bundles, cl, cls, hi, aff, r, g)
+	if !ok && !fitItems(in, starts, singles, cl, cls, hi, aff, r, g) {
+		return sharing{}, false
+	}
+	w := sharing{groupOf: make([]int, len(starts))}
+	var pooled []int
+	for i := range starts {
+		if g[i] < len(cont) {
+			w.groupOf[i] = cont[g[i]]
+		} else {
+			pooled = append(pooled, i)
+		}
+	}
+	vals := make([]int64, 0, len(clos)+len(pooled))
+	for _, i := range clos {
+		vals = append(vals, classes[i])
+	}
+	for _, i := range pooled {
+		vals = append(vals, -in.size[starts[i]])
+	}
+	for _, gr := range balancedGroups(vals) {
+		first := -1
+		for _, x := range gr {
+			if x < len(clos) {
+				if first < 0 {
+					first = clos[x]
+				} else {
+					w.joined = append(w.joined, [2]int{first, clos[x]})
+				}
+			}
+		}
+		if first < 0 {
+			return sharing{}, false
+		}
+		for _, x := range gr {
+			if x >= len(clos) {
+				w.groupOf[pooled[x-len(clos)]] = first
+			}
+		}
+	}
+	return w, true
+}
+
+// fewestItems shares the starters among the classes the way shareFewest
+// says: the classes from the smallest sum up but the largest, each taking
+// the fewest items left that add up to its sum (a knapsack by counts over
+// the totals in units of the gcd, at most splitFewestRange), and the
+// largest class the rest. Items are the starters of one end together
+// where some end together, else the starters. It sets groupOf and reports
+// whether it found such a sharing.
+func fewestItems(in *inst, starts []int32, classes []int64, hi []int32, groupOf []int) bool {
+	items, fewer, singles := startItems(starts, hi)
+	if !fewer {
+		items = singles
+	}
+	size := make([]int64, len(items))
+	var g int64
+	for k, it := range items {
+		for _, x := range it {
+			size[k] += in.size[starts[x]]
+		}
+		g = gcd(g, size[k])
+	}
+	for _, c := range classes {
+		g = gcd(g, c)
+	}
+	if g == 0 {
+		return false
+	}
+	ord := make([]int, len(classes))
+	for i := range ord {
+		ord[i] = i
+	}
+	slices.SortStableFunc(ord, func(x, y int) int { return cmp.Compare(classes[x], classes[y]) })
+	used := make([]bool, len(items))
+	const none = math.MaxInt32
+	for _, c := range ord[:len(ord)-1] {
+		target := classes[c] / g
+		if target > splitFewestRange {
+			return false
+		}
+		// count[x]: the fewest items that add up to x; took[j][x]: item
+		// idx[j] is the last one of such a set, for the items up to j.
+		count := make([]int32, target+1)
+		for x := range count {
+			count[x] = none
+		}
+		count[0] = 0
+		var took [][]bool
+		var idx []int
+		for k := range items {
+			if used[k] {
+				continue
+			}
+			v := size[k] / g
+			row := make([]bool, target+1)
+			for x := target; x >= v; x-- {
+				if count[x-v] != none && count[x-v]+1 < count[x] {
+					count[x] = count[x-v] + 1
+					row[x] = true
+				}
+			}
+			took = append(took, row)
+			idx = append(idx, k)
+		}
+		if count[target] == none {
+			return false
+		}
+		for j, x := len(idx)-1, target; x > 0; j-- {
+			if took[j][x] {
+				k := idx[j]
+				used[k] = true
+				for _, st := range items[k] {
+					groupOf[st] = c
+				}
+				x -= size[k] / g
+			}
+		}
+	}
+	last := ord[len(ord)-1]
+	var rest int64
+	for k := range items {
+		if !used[k] {
+			rest += size[k]
+			for _, st := range items[k] {
+				groupOf[st] = last
+			}
+		}
+	}
+	return rest == classes[last]
 }
 
 // taggedGroups cuts vals, which sum to zero, into groups (of indices)

@@ -16,7 +16,10 @@ import (
 // max-live by splits, with no branch-and-bound node. N = 5,000 seeds 2, 5
 // and 8 need the merges' hints and the starters of one end shared as one
 // (without the tagged groups seed 2 takes 4,219 nodes and seed 5 is not
-// packed; without the items of one end seeds 5 and 8 are not).
+// packed; without the items of one end seeds 5 and 8 are not). Seeds 23,
+// 24 and 39 need the sharing rules after the first (shareRule): 24 walks
+// of the first rule leave one part whole, which the branch and bound does
+// not pack.
 func TestSplitPerfect(t *testing.T) {
 	for _, c := range []struct {
 		n     int
@@ -24,7 +27,7 @@ func TestSplitPerfect(t *testing.T) {
 	}{
 		{1000, []uint64{1, 2, 3}},
 		{2000, []uint64{1, 2, 3}},
-		{5000, []uint64{1, 2, 3, 4, 5, 6, 7, 8}},
+		{5000, []uint64{1, 2, 3, 4, 5, 6, 7, 8, 23, 24, 39}},
 	} {
 		for _, seed := range c.seeds {
 			t.Run(fmt.Sprintf("n%d_s%d", c.n, seed), func(t *testing.T) {
@@ -40,6 +43,91 @@ func TestSplitPerfect(t *testing.T) {
 			})
 		}
 	}
+}
+
+// startsOf returns starters (buffers of in) of the given sizes, ending at
+// the given times, all starting at time 0.
+func startsOf(sizes []int64, ends []int32) (*inst, []int32) {
+	p := &Problem{Capacity: 1 << 20}
+	var starts []int32
+	for i, s := range sizes {
+		p.Buffers = append(p.Buffers, Buffer{Lower: 0, Upper: int64(ends[i]), Size: s})
+		starts = append(starts, int32(i))
+	}
+	in := newInst(p, func() bool { return false })
+	return in, starts
+}
+
+// classSums adds up, per class, the sizes of the starters it was given.
+func classSums(in *inst, starts []int32, groupOf []int, n int) []int64 {
+	sums := make([]int64, n)
+	for i, c := range groupOf {
+		sums[c] += in.size[starts[i]]
+	}
+	return sums
+}
+
+// TestFewestItems: the smallest class takes the fewest items that add up
+// to its sum, the largest the rest; starters of one end stay together.
+func TestFewestItems(t *testing.T) {
+	// Class 0 (96) is made by one starter (96) or by four (16, 16, 32, 32).
+	in, starts := startsOf([]int64{16, 16, 32, 32, 96, 64}, []int32{3, 4, 5, 6, 7, 8})
+	g := make([]int, len(starts))
+	require.True(t, fewestItems(in, starts, []int64{96, 160}, in.hi, g))
+	assert.Equal(t, []int{1, 1, 1, 1, 0, 1}, g)
+
+	// The sums hold with three classes, the smallest first.
+	in, starts = startsOf([]int64{48, 16, 32, 80, 32}, []int32{3, 4, 5, 6, 7})
+	g = make([]int, len(starts))
+	require.True(t, fewestItems(in, starts, []int64{112, 48, 48}, in.hi, g))
+	assert.Equal(t, []int64{112, 48, 48}, classSums(in, starts, g, 3))
+	assert.Equal(t, 0, g[3], "the 80 goes to the largest class")
+
+	// 16 and 32 end together: one item of 48, never split.
+	in, starts = startsOf([]int64{16, 32, 48}, []int32{5, 5, 7})
+	g = make([]int, len(starts))
+	require.True(t, fewestItems(in, starts, []int64{48, 48}, in.hi, g))
+	assert.Equal(t, g[0], g[1])
+	assert.NotEqual(t, g[0], g[2])
+
+	// No subset adds up to the smallest class.
+	in, starts = startsOf([]int64{32, 32, 32}, []int32{3, 4, 5})
+	assert.False(t, fewestItems(in, starts, []int64{48, 48}, in.hi, make([]int, 3)))
+}
+
+// TestGlueClosing: a class whose part goes on keeps starters of its own
+// sum; the closing classes that no sharing fits join, with the rest.
+func TestGlueClosing(t *testing.T) {
+	// Class 0 (100) goes on; classes 1 (30) and 2 (50) close. No starters
+	// add up to 30, so 1 and 2 join and take 40 + 40; class 0 takes 60 + 40.
+	in, starts := startsOf([]int64{60, 40, 40, 40}, []int32{9, 9, 8, 7})
+	classes := []int64{100, 30, 50}
+	none := func(s, c int) bool { return false }
+	w, ok := glueClosing(in, starts, classes, in.hi, none, nil, []bool{false, true, true})
+	require.True(t, ok)
+	require.Len(t, w.joined, 1)
+	assert.ElementsMatch(t, []int{1, 2}, w.joined[0][:])
+	first := w.joined[0][0]
+	var to0, toFirst int64
+	for i, c := range w.groupOf {
+		switch c {
+		case 0:
+			to0 += in.size[starts[i]]
+		case first:
+			toFirst += in.size[starts[i]]
+		default:
+			t.Fatalf("starter %d given class %d", i, c)
+		}
+	}
+	assert.Equal(t, int64(100), to0)
+	assert.Equal(t, int64(80), toFirst)
+
+	// Without a closing class the rule does not apply.
+	_, ok = glueClosing(in, starts, classes, in.hi, none, nil, []bool{false, false, false})
+	assert.False(t, ok)
+	// Nor when the parts that go on cannot keep to sums of their own.
+	_, ok = glueClosing(in, starts, []int64{90, 30, 60}, in.hi, none, nil, []bool{false, true, true})
+	assert.False(t, ok)
 }
 
 // tetris returns a zero-waste instance that is not cut by guillotine
