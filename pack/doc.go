@@ -527,7 +527,8 @@
 //   - Later (the three sharing rules), seeds 1-20 of N = 5,000 through
 //     the command with --time-limit 10s: 19 packed in 82-369 ms (16
 //     before the rules: 7, 9, 18 and 19 not; the five above had been the
-//     only ones tried); Go seeds 1-40 by splitPack: 34 (31 before).
+//     only ones tried); Go seeds 1-40 by splitPack: 34 (31 before;
+//     BenchmarkSplitSeeds).
 //
 // What is left: on N = 20,000 some time point of every walk tried shares
 // its starters wrongly, a sharing that balances there but is not the

@@ -148,6 +148,32 @@ func BenchmarkPerfectPack(b *testing.B) {
 	}
 }
 
+// BenchmarkSplitSeeds runs the splits alone (splitPack, under Solve's
+// work limit for them) on perfect instances of 5,000 buffers, Go seeds
+// 1-40, and reports how many it packs (each packing checked): how often
+// the walks find the parts, beyond the seeds TestSplitPerfect pins.
+func BenchmarkSplitSeeds(b *testing.B) {
+	const n, seeds = 5000, 40
+	for i := 0; i < b.N; i++ {
+		packed := 0
+		for seed := uint64(1); seed <= seeds; seed++ {
+			p := perfectProblem(n, seed)
+			in := newInst(p, func() bool { return false })
+			var st Stats
+			offs := splitPack(in, p.Capacity, 0, splitWork*int64(in.n)+splitWorkBase, inf, func() bool { return false }, &st)
+			if offs == nil {
+				continue
+			}
+			if err := Check(p, &Solution{Offsets: offs, Peak: peakOf(p, offs)}); err != nil {
+				b.Fatal(err)
+			}
+			packed++
+		}
+		b.ReportMetric(float64(packed), "packed")
+		b.ReportMetric(seeds, "seeds")
+	}
+}
+
 // TestPerfectPropagationSound guards the inference that matters at zero
 // slack (a tight section's floor must be covered, by disjoint candidates
 // at the level; the floor counts) against cutting a packing: small

@@ -292,9 +292,12 @@ func (sp *splitter) components(ix *spanIndex, bufs []int32, t0, t1 int32, revers
 		for i, b := range starts {
 			stag[i] = tagS[b]
 		}
-		closing := make([]bool, len(roots))
-		for i, r := range roots {
-			closing[i] = live[r] == 0
+		var closing []bool
+		if rule == shareClosing {
+			closing = make([]bool, len(roots))
+			for i, r := range roots {
+				closing[i] = live[r] == 0
+			}
 		}
 		affine := func(s, c int) bool { return !plain && ends[roots[c]][hi[starts[s]]] > 0 }
 		w := shareStarters(in, starts, classes, hi, affine, r, ctag, stag, rule, closing)
@@ -349,15 +352,17 @@ const (
 	// and only closing parts join (glueClosing). A hole under a part that
 	// goes on is a cut across time inside that part; the holes that span
 	// several parts are cuts above them, under which every part closes
-	// (perfect packings of N = 5,000, python seeds 7 and 18: a coincidental
-	// merge hint joined a part that went on to one of another strip).
+	// (perfect packings of N = 5,000: python seeds 7 and 18 pack with it,
+	// not without; on seed 7 a coincidental merge hint had joined a part
+	// that went on to one of another strip).
 	shareClosing
 	// shareFewest: at time points with at most splitFewestParts classes,
 	// the smallest class first takes the fewest items (starters of one
 	// end together where some end together) that add up to its sum
 	// (shareFewest), before the first sharing that fits: a true hole is
 	// the bottom of one piece, a few starters, where sums found by
-	// coincidence take many small ones (python seed 9).
+	// coincidence take many small ones (python seed 9 packs with this rule
+	// and shareClosing, not with either alone).
 	shareFewest
 	shareRules = iota
 )
@@ -382,8 +387,15 @@ func shareStarters(in *inst, starts []int32, classes []int64, hi []int32, affine
 	if len(classes) == 1 {
 		return sharing{groupOf: groupOf}
 	}
-	if rule == shareFewest && len(classes) <= splitFewestParts && fewestItems(in, starts, classes, hi, groupOf) {
-		return sharing{groupOf: groupOf}
+	bundles, fewer, singles := startItems(starts, hi)
+	if rule == shareFewest && len(classes) <= splitFewestParts {
+		items := singles
+		if fewer {
+			items = bundles
+		}
+		if fewestItems(in, starts, classes, items, groupOf) {
+			return sharing{groupOf: groupOf}
+		}
 	}
 	cls := make([]int, len(classes)) // the classes in the order tried
 	for i := range cls {
@@ -392,32 +404,14 @@ func shareStarters(in *inst, starts []int32, classes []int64, hi []int32, affine
 	if r != nil {
 		r.Shuffle(len(cls), func(i, j int) { cls[i], cls[j] = cls[j], cls[i] })
 	}
-	byHi := map[int32][]int{}
-	var his []int32
-	for i, b := range starts {
-		if _, ok := byHi[hi[b]]; !ok {
-			his = append(his, hi[b])
-		}
-		byHi[hi[b]] = append(byHi[hi[b]], i)
+	if fewer && fitItems(in, starts, bundles, classes, cls, hi, affine, r, groupOf) {
+		return sharing{groupOf: groupOf}
 	}
-	if len(his) < len(starts) {
-		items := make([][]int, len(his))
-		for k, h := range his {
-			items[k] = byHi[h]
-		}
-		if fitItems(in, starts, items, classes, cls, hi, affine, r, groupOf) {
-			return sharing{groupOf: groupOf}
-		}
-	}
-	items := make([][]int, len(starts))
-	for i := range items {
-		items[i] = []int{i}
-	}
-	if fitItems(in, starts, items, classes, cls, hi, affine, r, groupOf) {
+	if fitItems(in, starts, singles, classes, cls, hi, affine, r, groupOf) {
 		return sharing{groupOf: groupOf}
 	}
 	if rule == shareClosing {
-		if w, ok := glueClosing(in, starts, classes, hi, affine, r, closing); ok {
+		if w, ok := glueClosing(in, starts, classes, bundles, fewer, singles, hi, affine, r, closing); ok {
 			return w
 		}
 	}
@@ -428,25 +422,39 @@ func shareStarters(in *inst, starts []int32, classes []int64, hi []int32, affine
 	for _, b := range starts {
 		vals = append(vals, -in.size[b])
 	}
-	w := sharing{groupOf: make([]int, len(starts))}
-	for _, g := range taggedGroups(vals, slices.Concat(ctag, stag), len(classes)) {
+	same := func(i int) int { return i }
+	w, _ := joinGroups(taggedGroups(vals, slices.Concat(ctag, stag), len(classes)), len(classes), same, same, len(starts))
+	return w
+}
+
+// joinGroups makes a sharing of groups of indices that each balance
+// (below nc the classes classAt(i), from nc on the starters
+// starterAt(i-nc), of n): the classes of a group join its first one,
+// which is given the group's starters. It reports false if a group has no
+// class.
+func joinGroups(groups [][]int, nc int, classAt, starterAt func(int) int, n int) (sharing, bool) {
+	w := sharing{groupOf: make([]int, n)}
+	for _, g := range groups {
 		first := -1
 		for _, i := range g {
-			if i < len(classes) {
+			if i < nc {
 				if first < 0 {
-					first = i
+					first = classAt(i)
 				} else {
-					w.joined = append(w.joined, [2]int{first, i})
+					w.joined = append(w.joined, [2]int{first, classAt(i)})
 				}
 			}
 		}
+		if first < 0 {
+			return w, false
+		}
 		for _, i := range g {
-			if i >= len(classes) {
-				w.groupOf[i-len(classes)] = first
+			if i >= nc {
+				w.groupOf[starterAt(i-nc)] = first
 			}
 		}
 	}
-	return w
+	return w, true
 }
 
 // fitItems gives each item (starters, given one class together) a class
@@ -526,8 +534,9 @@ func fitItems(in *inst, starts []int32, items [][]int, classes []int64, cls []in
 	return true
 }
 
-// startItems lists the starters as items: those of one end together,
-// and whether that is fewer items than starters; and each on its own.
+// startItems lists the starters (indices into starts) as items: those of
+// one end together, in order of first appearance, and whether that is
+// fewer items than starters; and each on its own.
 func startItems(starts []int32, hi []int32) (bundles [][]int, fewer bool, singles [][]int) {
 	byHi := map[int32]int{}
 	for i, b := range starts {
@@ -548,12 +557,13 @@ func startItems(starts []int32, hi []int32) (bundles [][]int, fewer bool, single
 
 // glueClosing joins classes the way shareClosing says: the classes whose
 // parts go on each get starters of their own sum, and the closing classes
-// together the rest (by fitItems, the starters of one end together first);
+// together the rest (by fitItems, the bundles first where fewer, then the
+// singles: startItems);
 // then the closing classes and their starters are cut into the finest
 // groups that balance, and the classes of a group join. It reports false
 // where there is no closing class, no such sharing, or a group without a
 // class.
-func glueClosing(in *inst, starts []int32, classes []int64, hi []int32, affine func(s, c int) bool, r *rand.Rand, closing []bool) (sharing, bool) {
+func glueClosing(in *inst, starts []int32, classes []int64, bundles [][]int, fewer bool, singles [][]int, hi []int32, affine func(s, c int) bool, r *rand.Rand, closing []bool) (sharing, bool) {
 	var cont, clos []int
 	var pool int64
 	for i, c := range closing {
@@ -579,17 +589,13 @@ func glueClosing(in *inst, starts []int32, classes []int64, hi []int32, affine f
 	}
 	aff := func(s, c int) bool { return c < len(cont) && affine(s, cont[c]) }
 	g := make([]int, len(starts))
-	bundles, fewer, singles := startItems(starts, hi)
 	ok := fewer && fitItems(in, starts, bundles, cl, cls, hi, aff, r, g)
 	if !ok && !fitItems(in, starts, singles, cl, cls, hi, aff, r, g) {
 		return sharing{}, false
 	}
-	w := sharing{groupOf: make([]int, len(starts))}
 	var pooled []int
 	for i := range starts {
-		if g[i] < len(cont) {
-			w.groupOf[i] = cont[g[i]]
-		} else {
+		if g[i] == len(cont) {
 			pooled = append(pooled, i)
 		}
 	}
@@ -600,24 +606,13 @@ func glueClosing(in *inst, starts []int32, classes []int64, hi []int32, affine f
 	for _, i := range pooled {
 		vals = append(vals, -in.size[starts[i]])
 	}
-	for _, gr := range balancedGroups(vals) {
-		first := -1
-		for _, x := range gr {
-			if x < len(clos) {
-				if first < 0 {
-					first = clos[x]
-				} else {
-					w.joined = append(w.joined, [2]int{first, clos[x]})
-				}
-			}
-		}
-		if first < 0 {
-			return sharing{}, false
-		}
-		for _, x := range gr {
-			if x >= len(clos) {
-				w.groupOf[pooled[x-len(clos)]] = first
-			}
+	w, ok := joinGroups(balancedGroups(vals), len(clos), func(x int) int { return clos[x] }, func(x int) int { return pooled[x] }, len(starts))
+	if !ok {
+		return sharing{}, false
+	}
+	for i := range starts {
+		if g[i] < len(cont) {
+			w.groupOf[i] = cont[g[i]]
 		}
 	}
 	return w, true
@@ -627,14 +622,10 @@ func glueClosing(in *inst, starts []int32, classes []int64, hi []int32, affine f
 // says: the classes from the smallest sum up but the largest, each taking
 // the fewest items left that add up to its sum (a knapsack by counts over
 // the totals in units of the gcd, at most splitFewestRange), and the
-// largest class the rest. Items are the starters of one end together
-// where some end together, else the starters. It sets groupOf and reports
-// whether it found such a sharing.
-func fewestItems(in *inst, starts []int32, classes []int64, hi []int32, groupOf []int) bool {
-	items, fewer, singles := startItems(starts, hi)
-	if !fewer {
-		items = singles
-	}
+// largest class the rest. Items are groups of starters given a class
+// together (startItems). It sets groupOf and reports whether it found
+// such a sharing.
+func fewestItems(in *inst, starts []int32, classes []int64, items [][]int, groupOf []int) bool {
 	size := make([]int64, len(items))
 	var g int64
 	for k, it := range items {
@@ -661,35 +652,36 @@ func fewestItems(in *inst, starts []int32, classes []int64, hi []int32, groupOf 
 		if target > splitFewestRange {
 			return false
 		}
-		// count[x]: the fewest items that add up to x; took[j][x]: item
+		// count[x]: the fewest items that add up to x; took[j*w+x]: item
 		// idx[j] is the last one of such a set, for the items up to j.
-		count := make([]int32, target+1)
+		w := target + 1
+		count := make([]int32, w)
 		for x := range count {
 			count[x] = none
 		}
 		count[0] = 0
-		var took [][]bool
 		var idx []int
 		for k := range items {
-			if used[k] {
-				continue
+			if !used[k] {
+				idx = append(idx, k)
 			}
+		}
+		took := make([]bool, int64(len(idx))*w)
+		for j, k := range idx {
 			v := size[k] / g
-			row := make([]bool, target+1)
+			row := took[int64(j)*w : int64(j+1)*w]
 			for x := target; x >= v; x-- {
 				if count[x-v] != none && count[x-v]+1 < count[x] {
 					count[x] = count[x-v] + 1
 					row[x] = true
 				}
 			}
-			took = append(took, row)
-			idx = append(idx, k)
 		}
 		if count[target] == none {
 			return false
 		}
 		for j, x := len(idx)-1, target; x > 0; j-- {
-			if took[j][x] {
+			if took[int64(j)*w+x] {
 				k := idx[j]
 				used[k] = true
 				for _, st := range items[k] {

@@ -67,32 +67,42 @@ func classSums(in *inst, starts []int32, groupOf []int, n int) []int64 {
 	return sums
 }
 
+// itemsOf returns the items shareStarters gives fewestItems: the
+// starters of one end together where some end together, else each.
+func itemsOf(in *inst, starts []int32) [][]int {
+	b, fewer, singles := startItems(starts, in.hi)
+	if fewer {
+		return b
+	}
+	return singles
+}
+
 // TestFewestItems: the smallest class takes the fewest items that add up
 // to its sum, the largest the rest; starters of one end stay together.
 func TestFewestItems(t *testing.T) {
 	// Class 0 (96) is made by one starter (96) or by four (16, 16, 32, 32).
 	in, starts := startsOf([]int64{16, 16, 32, 32, 96, 64}, []int32{3, 4, 5, 6, 7, 8})
 	g := make([]int, len(starts))
-	require.True(t, fewestItems(in, starts, []int64{96, 160}, in.hi, g))
+	require.True(t, fewestItems(in, starts, []int64{96, 160}, itemsOf(in, starts), g))
 	assert.Equal(t, []int{1, 1, 1, 1, 0, 1}, g)
 
 	// The sums hold with three classes, the smallest first.
 	in, starts = startsOf([]int64{48, 16, 32, 80, 32}, []int32{3, 4, 5, 6, 7})
 	g = make([]int, len(starts))
-	require.True(t, fewestItems(in, starts, []int64{112, 48, 48}, in.hi, g))
+	require.True(t, fewestItems(in, starts, []int64{112, 48, 48}, itemsOf(in, starts), g))
 	assert.Equal(t, []int64{112, 48, 48}, classSums(in, starts, g, 3))
 	assert.Equal(t, 0, g[3], "the 80 goes to the largest class")
 
 	// 16 and 32 end together: one item of 48, never split.
 	in, starts = startsOf([]int64{16, 32, 48}, []int32{5, 5, 7})
 	g = make([]int, len(starts))
-	require.True(t, fewestItems(in, starts, []int64{48, 48}, in.hi, g))
+	require.True(t, fewestItems(in, starts, []int64{48, 48}, itemsOf(in, starts), g))
 	assert.Equal(t, g[0], g[1])
 	assert.NotEqual(t, g[0], g[2])
 
 	// No subset adds up to the smallest class.
 	in, starts = startsOf([]int64{32, 32, 32}, []int32{3, 4, 5})
-	assert.False(t, fewestItems(in, starts, []int64{48, 48}, in.hi, make([]int, 3)))
+	assert.False(t, fewestItems(in, starts, []int64{48, 48}, itemsOf(in, starts), make([]int, 3)))
 }
 
 // TestGlueClosing: a class whose part goes on keeps starters of its own
@@ -103,7 +113,8 @@ func TestGlueClosing(t *testing.T) {
 	in, starts := startsOf([]int64{60, 40, 40, 40}, []int32{9, 9, 8, 7})
 	classes := []int64{100, 30, 50}
 	none := func(s, c int) bool { return false }
-	w, ok := glueClosing(in, starts, classes, in.hi, none, nil, []bool{false, true, true})
+	b, fewer, singles := startItems(starts, in.hi)
+	w, ok := glueClosing(in, starts, classes, b, fewer, singles, in.hi, none, nil, []bool{false, true, true})
 	require.True(t, ok)
 	require.Len(t, w.joined, 1)
 	assert.ElementsMatch(t, []int{1, 2}, w.joined[0][:])
@@ -123,10 +134,10 @@ func TestGlueClosing(t *testing.T) {
 	assert.Equal(t, int64(80), toFirst)
 
 	// Without a closing class the rule does not apply.
-	_, ok = glueClosing(in, starts, classes, in.hi, none, nil, []bool{false, false, false})
+	_, ok = glueClosing(in, starts, classes, b, fewer, singles, in.hi, none, nil, []bool{false, false, false})
 	assert.False(t, ok)
 	// Nor when the parts that go on cannot keep to sums of their own.
-	_, ok = glueClosing(in, starts, []int64{90, 30, 60}, in.hi, none, nil, []bool{false, true, true})
+	_, ok = glueClosing(in, starts, []int64{90, 30, 60}, b, fewer, singles, in.hi, none, nil, []bool{false, true, true})
 	assert.False(t, ok)
 }
 
