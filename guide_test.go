@@ -12,6 +12,7 @@ import (
 	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/search"
 )
@@ -53,7 +54,7 @@ func TestBoundStart(t *testing.T) {
 // On every shipped seed-model pair, the plan with the bound start is no
 // costlier than the plan of the default starts without it.
 func TestBoundStartNeverCostlier(t *testing.T) {
-	if testing.Short() {
+	if testmode.Quick() {
 		t.Skip("plans every shipped pair twice")
 	}
 	better := 0

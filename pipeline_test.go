@@ -18,6 +18,7 @@ import (
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/inputerr"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/search"
@@ -410,7 +411,7 @@ var unfitPairs = map[[2]string]string{
 func TestEveryShippedPair(t *testing.T) {
 	var planned atomic.Int32
 	t.Cleanup(func() {
-		if !t.Failed() && !testing.Short() {
+		if !t.Failed() && !testmode.Quick() {
 			assert.Equal(t, int32(len(workloads.Names())*len(profiles.Names())-len(unfitPairs)), planned.Load())
 			assert.Equal(t, int32(77), planned.Load())
 		}
@@ -418,7 +419,7 @@ func TestEveryShippedPair(t *testing.T) {
 	for _, w := range workloads.Names() {
 		for _, h := range profiles.Names() {
 			why, unfit := unfitPairs[[2]string{w, h}]
-			if testing.Short() && !unfit && w != "squeezenet1_1-int8" && w != "seed000-example" {
+			if testmode.Quick() && !unfit && w != "squeezenet1_1-int8" && w != "seed000-example" {
 				continue
 			}
 			t.Run(w+"/"+h, func(t *testing.T) {

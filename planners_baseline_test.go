@@ -12,6 +12,7 @@ import (
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/baseline"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/workload"
 	"github.com/hieropt/hieropt/workloads"
@@ -26,7 +27,7 @@ import (
 // plan, e.g. GPT-2's 6 MiB logits on the U55's 4 MiB SRAM) is skipped,
 // and at least one on each profile must not be.
 func TestBaselinePlannersShipped(t *testing.T) {
-	if testing.Short() {
+	if testmode.Quick() {
 		t.Skip("plans every shipped workload twice on two profiles")
 	}
 	u55, err := profiles.Get("ethos-u55")

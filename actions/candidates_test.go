@@ -14,6 +14,7 @@ import (
 
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/state"
@@ -207,7 +208,7 @@ func agree(t *testing.T, p *state.Problem, lay *state.Layout, ord actions.Order)
 // with no violation.
 func TestCandidatesKeepInvariants(t *testing.T) {
 	programs := 300
-	if testing.Short() {
+	if testmode.Quick() {
 		programs = 60
 	}
 	model, ok := costmodel.Lookup(costmodel.Default)

@@ -12,6 +12,7 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
@@ -190,8 +191,8 @@ func timelineProblem(rng *rand.Rand, n int) (*state.Problem, bool) {
 // and re-planning from any timestep (Run(lay, from)) gives the same plan.
 func TestTimelineInitializerRandom(t *testing.T) {
 	programs := 300
-	if testing.Short() {
-		programs = 60
+	if testmode.Quick() {
+		programs = 20
 	}
 	planned, streamed := 0, 0
 	candidatePrograms := 60

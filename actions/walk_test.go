@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/state"
 )
 
@@ -22,7 +23,7 @@ import (
 // in the timesteps decide looks back at.
 func TestWalkStepsAsStep(t *testing.T) {
 	programs := 200
-	if testing.Short() {
+	if testmode.Quick() {
 		programs = 50
 	}
 	planned, steps, copies := 0, 0, 0

@@ -19,6 +19,7 @@ import (
 	"github.com/hieropt/hieropt/bounds"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/internal/tlgen"
 	"github.com/hieropt/hieropt/plan"
@@ -77,7 +78,7 @@ func TestLPTimestep(t *testing.T) {
 // the seeds' arenas.
 func TestNeverAboveAPlan(t *testing.T) {
 	n := 400
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 60
 	}
 	checked := 0
@@ -221,7 +222,7 @@ func TestTimelineByHand(t *testing.T) {
 func TestTimelineNeverAboveAPlan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 15))
 	n := 1000
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 200
 	}
 	tight := 0
@@ -256,7 +257,7 @@ func TestTimelineNeverAboveAPlan(t *testing.T) {
 // read-only slowest level.
 func TestNoPlanningTimelineIsTheNonePlan(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 60
 	}
 	checked := 0
@@ -304,7 +305,7 @@ func TestTimelineNeverAbovePlanners(t *testing.T) {
 		t.Skip("the timeline cost model is not registered yet")
 	}
 	n := 100
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 20
 	}
 	checked := 0

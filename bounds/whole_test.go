@@ -18,6 +18,7 @@ import (
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
@@ -177,7 +178,7 @@ func TestWholeBelowBruteForce(t *testing.T) {
 // at most the cost of hieropt's plan, and at least the per-timestep one's
 // start L(0).
 func TestWholeBelowPlans(t *testing.T) {
-	if testing.Short() {
+	if testmode.Quick() {
 		t.Skip("plans every shipped pair")
 	}
 	m, _ := costmodel.Lookup("seed003")

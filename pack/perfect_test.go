@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -235,7 +236,11 @@ func TestPerfectPropagationSound(t *testing.T) {
 func TestBackjumpSound(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	var jumps, found, refuted int64
-	for iter := 0; iter < 2000; iter++ {
+	iters := 2000
+	if testmode.Quick() {
+		iters = 400
+	}
+	for iter := 0; iter < iters; iter++ {
 		p := guillotine(r, 10+r.IntN(21), int64(8+r.IntN(25)), int64(4+r.IntN(13)), 1)
 		// Over-full (buffers grown) and aligned: the search must refute
 		// capacities below the optimum and backtrack far to reach it.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,6 +30,10 @@ func TestSplitPerfect(t *testing.T) {
 		{2000, []uint64{1, 2, 3}},
 		{5000, []uint64{1, 2, 3, 4, 5, 6, 7, 8, 23, 24, 39}},
 	} {
+		if c.n == 5000 && testmode.Quick() {
+			// Seed 23 needs the sharing rules beyond the first.
+			c.seeds = []uint64{1, 23}
+		}
 		for _, seed := range c.seeds {
 			t.Run(fmt.Sprintf("n%d_s%d", c.n, seed), func(t *testing.T) {
 				p := perfectProblem(c.n, seed)

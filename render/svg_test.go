@@ -19,6 +19,7 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/render"
@@ -141,7 +142,7 @@ func TestEverySVGIsWellFormed(t *testing.T) {
 			continue
 		}
 		ds := []render.Diagram{{Title: "initializer", Layout: lay}}
-		if !testing.Short() && prog.Timesteps() < 100 {
+		if !testmode.Quick() && prog.Timesteps() < 100 {
 			r, err := hieropt.Plan(context.Background(), p.Prog, p.HW, nil)
 			require.NoError(t, err)
 			ds = append(ds, render.Diagram{Title: "search", Layout: r.Layout})

@@ -10,6 +10,7 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/baseline"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/repack"
 	"github.com/hieropt/hieropt/state"
 )
@@ -22,7 +23,7 @@ import (
 // level, however fast it is and however much room it has).
 func TestReadOnlyLevels(t *testing.T) {
 	n := 1500
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 150
 	}
 	repacked, promoted := 0, 0

@@ -14,6 +14,7 @@ import (
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/profiles"
@@ -84,7 +85,7 @@ func valid(t *testing.T, p *state.Problem, r *repack.Result) []byte {
 func TestEveryShippedPair(t *testing.T) {
 	pairs, improved, promoted := 0, 0, 0
 	step, minPairs := 1, 160
-	if testing.Short() {
+	if testmode.Quick() {
 		step, minPairs = 5, 30
 	}
 	for i, p := range testprog.ShippedPairs(t, "..") {
@@ -328,7 +329,7 @@ func TestSettings(t *testing.T) {
 // leaves a valid plan cheaper than the input, but costlier than without
 // the cut (1 insertion instead of 38 here).
 func TestLongProgramLimits(t *testing.T) {
-	if testing.Short() {
+	if testmode.Quick() {
 		t.Skip("searches and repacks a 1,000-op program five times")
 	}
 	prog, err := gen.Generate(gen.Options{Ops: 1000, Mix: "mixed", Seed: 1})

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/actions"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/repack"
 )
@@ -17,7 +18,7 @@ import (
 // more in some (a slower level's changes left room in a faster one, or
 // made a block there a candidate).
 func TestRounds(t *testing.T) {
-	if testing.Short() {
+	if testmode.Quick() {
 		t.Skip("repacks every shipped pair twice")
 	}
 	cheaper := 0

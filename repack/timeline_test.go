@@ -11,6 +11,7 @@ import (
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/repack"
@@ -95,7 +96,7 @@ func TestTimelineNoCopyIntoReadOnly(t *testing.T) {
 // more than its input, and some get cheaper.
 func TestTimelineRandom(t *testing.T) {
 	n := 1000
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 150
 	}
 	m := timelineModel(t)

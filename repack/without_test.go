@@ -12,6 +12,7 @@ import (
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
@@ -38,7 +39,7 @@ func TestWithoutMatchesRebuild(t *testing.T) {
 	for _, tc := range cases {
 		var prog *workload.Program
 		var err error
-		if tc.workload == "gen-1000" && testing.Short() {
+		if tc.workload == "gen-1000" && testmode.Quick() {
 			continue // its search takes seconds, minutes under -race
 		}
 		if tc.workload == "gen-1000" {

@@ -12,6 +12,7 @@ import (
 	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/search"
@@ -37,7 +38,7 @@ func timelineModel(t *testing.T) costmodel.Model {
 // walks commit something (or the check would check nothing).
 func TestTimelineCommittedCostIsTotal(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 40
 	}
 	m := timelineModel(t)
@@ -136,7 +137,7 @@ func TestTimelineReplanReachesBack(t *testing.T) {
 	require.NoError(t, err)
 	m := timelineModel(t)
 	opts := []gen.Options{{Ops: 80, Mix: gen.MixCNN, Seed: 1}, {Ops: 80, Mix: gen.MixMixed, Seed: 1}, {Ops: 80, Mix: gen.MixMixed, Seed: 2}}
-	if testing.Short() {
+	if testmode.Quick() {
 		opts = opts[:1]
 	}
 	for _, o := range opts {

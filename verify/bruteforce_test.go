@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -113,7 +114,7 @@ func bruteOverlaps(prog *workload.Program, pl *plan.Plan) (pairs []string, reuse
 func TestOverlapsAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	iters := 3000
-	if testing.Short() {
+	if testmode.Quick() {
 		iters = 300
 	}
 	overlapping, reuses := 0, 0

@@ -19,6 +19,7 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/testprog"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/profiles"
@@ -86,7 +87,7 @@ func shippedPlans(t *testing.T) []shipped {
 	t.Helper()
 	shippedOnce.Do(func() {
 		step := 2
-		if testing.Short() {
+		if testmode.Quick() {
 			step = 4
 		}
 		for i, p := range testprog.ShippedPairs(t, "..") {
@@ -138,7 +139,7 @@ func TestShippedPlans(t *testing.T) {
 				agree(t, p, pl, m)
 				transfers += len(pl.Transfers)
 			}
-			if testing.Short() || s.i%8 != 0 {
+			if testmode.Quick() || s.i%8 != 0 {
 				return
 			}
 			vela := models[1]
@@ -284,7 +285,7 @@ func TestGoldenPlans(t *testing.T) {
 // gives them.
 func TestRandomPlans(t *testing.T) {
 	n := 3000
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 300
 	}
 	planned := 0

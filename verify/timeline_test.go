@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/tlgen"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/verify"
@@ -539,7 +540,7 @@ func costOf(t testing.TB, g *tlgen.Gen, pl *plan.Plan) *verify.Report {
 func TestTimelineRandomPlans(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 6))
 	iters := 1000
-	if testing.Short() {
+	if testmode.Quick() {
 		iters = 200
 	}
 	prefetches, loads, residents, broken := 0, 0, 0, 0
@@ -600,7 +601,7 @@ func TestTimelineRandomPlans(t *testing.T) {
 func TestTimelineGeneralisesSeed003(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 15))
 	iters := 1000
-	if testing.Short() {
+	if testmode.Quick() {
 		iters = 200
 	}
 	worst := 0.0

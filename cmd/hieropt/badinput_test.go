@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hieropt/hieropt/calibrate"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/pack"
 )
 
@@ -224,7 +225,7 @@ func checkBadRun(t *testing.T, dir, file string, code int, want string, r result
 // process (the test binary as hieropt): the exit status and stderr are
 // those of the binary, with nothing a recover in run could hide.
 func TestBadInputCorpusChild(t *testing.T) {
-	if testing.Short() {
+	if testmode.Quick() {
 		t.Skip("starts a process per case")
 	}
 	for _, k := range badKinds() {

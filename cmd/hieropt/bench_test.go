@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +18,7 @@ import (
 func TestBenchCores(t *testing.T) {
 	// With -short (CI's race run) a smaller network than ResNet-50.
 	network, prof := "resnet50-int8", "ethos-u55"
-	if testing.Short() {
+	if testmode.Quick() {
 		network, prof = "squeezenet1_1-int8", "k210"
 	}
 	procs := runtime.GOMAXPROCS(0)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hieropt/hieropt/calibrate"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/profiles"
 )
 
@@ -185,7 +186,7 @@ func TestTuneBadCSV(t *testing.T) {
 // TestCalibrateQuick measures this machine for real (a quick run of about
 // a second) and checks the CSV, then tunes a profile from it.
 func TestCalibrateQuick(t *testing.T) {
-	if testing.Short() {
+	if testmode.Quick() {
 		t.Skip("measures the machine for about a second")
 	}
 	dir := t.TempDir()

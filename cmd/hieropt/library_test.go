@@ -14,6 +14,7 @@ import (
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/segments"
@@ -41,7 +42,7 @@ func TestLibraryWritesWhatTheCommandWrites(t *testing.T) {
 		{"seed000-example", repo("testdata", "hw", "two-level-5k.yaml")},
 		{fallback, repo("testdata", "hw", "one-level-1MiB.yaml")},
 	}
-	if testing.Short() {
+	if testmode.Quick() {
 		pairs = pairs[2:]
 	}
 	settings := []struct {

@@ -20,6 +20,7 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
@@ -605,7 +606,7 @@ func TestTimeLimitWritesAValidPlan(t *testing.T) {
 // TestInterrupt sends SIGINT to a running optimize: it must write the best
 // plan so far, valid, say so and exit 130.
 func TestInterrupt(t *testing.T) {
-	if testing.Short() {
+	if testmode.Quick() {
 		t.Skip("runs a long search")
 	}
 	dir := t.TempDir()
@@ -645,7 +646,7 @@ func TestInterrupt(t *testing.T) {
 // a hidden temporary file and renamed only when complete), and a plan that
 // was there before is left untouched.
 func TestKillLeavesNoFile(t *testing.T) {
-	if testing.Short() {
+	if testmode.Quick() {
 		t.Skip("runs a long search")
 	}
 	dir := t.TempDir()

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	tfliteimp "github.com/hieropt/hieropt/importer/tflite"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/tflm"
 )
 
@@ -94,6 +95,12 @@ func tflmHarness(t *testing.T) string {
 	t.Helper()
 	if h := os.Getenv("HIEROPT_TFLM_HARNESS"); h != "" {
 		return h
+	}
+	if testmode.Quick() {
+		// Building TFLM takes 6-16 minutes on 2 cores: more than the
+		// quick tests' whole budget. CI builds it first and sets
+		// HIEROPT_TFLM_HARNESS (.ci/run).
+		t.Skip("TFLM harness not given: set HIEROPT_TFLM_HARNESS to the path ../shared/tflm/build.sh prints, or " + testmode.Variable + "=1 to build it here")
 	}
 	var script string
 	if s := os.Getenv("HIEROPT_SHARED"); s != "" {

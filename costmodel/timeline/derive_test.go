@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -324,7 +325,7 @@ func baseSize(b *Base) (chunks, checkpoints, entries int) {
 // last base holds no more than a base built from scratch.
 func TestDeriveChainStaysSmall(t *testing.T) {
 	n, steps := 10_000, 10_000
-	if testing.Short() {
+	if testmode.Quick() {
 		steps = 1_000
 	}
 	rng := rand.New(rand.NewPCG(25, 26))

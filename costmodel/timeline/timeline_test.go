@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -125,7 +126,7 @@ func randomRegime(rng *rand.Rand) regime {
 
 // rounds is n, or a fifth of it under -short (CI's -race run).
 func rounds(n int) int {
-	if testing.Short() {
+	if testmode.Quick() {
 		return n / 5
 	}
 	return n

@@ -13,6 +13,7 @@ import (
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/verify"
@@ -31,7 +32,7 @@ import (
 // copy a weight early for the test to mean something.
 func TestBaselinesRandom(t *testing.T) {
 	n := 1500
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 150
 	}
 	tl, ok := costmodel.Lookup("timeline")

@@ -13,6 +13,7 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/verify"
@@ -31,7 +32,7 @@ import (
 //   - it is never worse than the initializer's plan.
 func TestPropertiesOnRandomPrograms(t *testing.T) {
 	n := 3000
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 300
 	}
 	start := time.Now()

@@ -9,6 +9,7 @@ import (
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
@@ -22,7 +23,7 @@ import (
 // finds a plan the error is the infeasibility (or capacity) error.
 func TestPropertiesReadOnly(t *testing.T) {
 	n := 2000
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 200
 	}
 	stats := map[string]int{}

@@ -15,6 +15,7 @@ import (
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/internal/fuzzcheck"
+	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/plan"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/segments"
@@ -56,7 +57,7 @@ func timelineProblem(rng *rand.Rand) (*workload.Program, *hw.Profile) {
 // the infeasibility or capacity error.
 func TestTimelinePlanners(t *testing.T) {
 	n := 1000
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 40
 	}
 	tl, ok := costmodel.Lookup("timeline")
@@ -125,7 +126,7 @@ func TestTimelinePlanners(t *testing.T) {
 	t.Logf("%d programs: %v", n, stats)
 	require.Greater(t, stats["search defaults: improved"], 0)
 	require.Greater(t, stats["search defaults: planned"], n/3)
-	if !testing.Short() {
+	if !testmode.Quick() {
 		// 7 of the 1,000 programs (none of the 40 of -short).
 		require.Greater(t, stats["search defaults: copies out early"], 0)
 		// 1 of the 1,000 under the wide settings (none under the defaults).
