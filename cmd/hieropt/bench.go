@@ -379,10 +379,10 @@ func writeBenchMD(a *app, rows []benchRow) {
 			r.workload, r.hw, r.initial, r.cost, red, bound, gap, r.peakLevel, r.peakPct, r.transfers, fmtDuration(r.elapsed))
 	}
 	if n > 0 {
-		fmt.Fprintf(w, "\n%d plans, all valid; mean reduction %.2f%%; total planning time %s\n", n, sum/float64(n), fmtDuration(total))
+		fmt.Fprintf(w, "\n%s, all valid; mean reduction %.2f%%; total planning time %s\n", plural(n, "plan"), sum/float64(n), fmtDuration(total))
 	}
 	if ng > 0 {
-		fmt.Fprintf(w, "above the cost bound: mean %.2f%%, worst %.2f%% (%d plans)\n", gaps/float64(ng), worst, ng)
+		fmt.Fprintf(w, "above the cost bound: mean %.2f%%, worst %.2f%% (%s)\n", gaps/float64(ng), worst, plural(ng, "plan"))
 	}
 }
 
@@ -436,9 +436,9 @@ func writeBenchGrid(a *app, rows []benchRow, costs bool) {
 	}
 	switch {
 	case n > 0 && costs:
-		fmt.Fprintf(w, "\n%d plans, all valid (- : does not fit)\n", n)
+		fmt.Fprintf(w, "\n%s, all valid (- : does not fit)\n", plural(n, "plan"))
 	case n > 0:
-		fmt.Fprintf(w, "\nmean reduction %.2f%% over %d plans, all valid (- : does not fit)\n", sum/float64(n), n)
+		fmt.Fprintf(w, "\nmean reduction %.2f%% over %s, all valid (- : does not fit)\n", sum/float64(n), plural(n, "plan"))
 	}
 }
 

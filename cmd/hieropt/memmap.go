@@ -79,7 +79,7 @@ another workload or profile is bad input (exit 2).`,
 			return err
 		}
 		if o.Output != "-" {
-			fmt.Fprintf(a.stderr, "wrote %s: %d rows, ops %d to %d of %d; checked plan\n", o.Output, len(rows), t0, t1, p.Prog.Timesteps())
+			fmt.Fprintf(a.stderr, "wrote %s: %s, ops %d to %d of %d; checked plan\n", o.Output, plural(len(rows), "row"), t0, t1, p.Prog.Timesteps())
 		}
 		return nil
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
@@ -36,8 +35,8 @@ and which address hold every block at every step, and when to move it, so that
 the program spends the least time moving data, and writes that as a plan.
 
 Workloads and profiles are files, or the names of built-in ones: see
-'hieropt profiles' and 'hieropt inspect --list'. The formats are described in
-docs/FORMATS.md of the source tree.
+'hieropt profiles' and 'hieropt inspect --list'. 'hieropt formats' prints the
+formats and the rules of a plan (FORMATS.md, which help texts cite).
 
 Settings come from flags, then HIEROPT_<FLAG> environment variables (dashes
 become underscores: HIEROPT_NO_SEARCH=1), then the command's section of the
@@ -66,7 +65,6 @@ or SIGTERM (optimize and pack write what they found so far and say so).`,
 		return a.setQuiet(cmd)
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
-	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newOptimizeCmd(a),
 		newVerifyCmd(a),
@@ -87,19 +85,14 @@ or SIGTERM (optimize and pack write what they found so far and say so).`,
 		newCalibrateCmd(a),
 		newTuneCmd(a),
 		newMiniMallocCmd(a),
+		newFormatsCmd(a),
+		newVersionCmd(a),
 	)
+	enableCompletion(root)
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
 	}
 	return root
-}
-
-// version is the module version the binary was built from.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
 }
 
 // exactArgs is cobra.ExactArgs with a usage error.

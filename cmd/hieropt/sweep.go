@@ -396,8 +396,9 @@ func (a *app) sweep(o *sweepOptions) error {
 	if part != "" {
 		part += ": "
 	}
-	fmt.Fprintf(summaryOut, "%s%d of the grid's %d runs (%d workloads x %d profiles x %d setting combinations); wall time %.2f s\n",
-		part, len(runs), grid.Len(), len(grid.Workloads), len(grid.Variants), grid.Len()/max(1, len(grid.Workloads)*len(grid.Variants)), time.Since(start).Seconds())
+	fmt.Fprintf(summaryOut, "%s%d of the grid's %s (%s x %s x %s); wall time %.2f s\n",
+		part, len(runs), plural(grid.Len(), "run"), plural(len(grid.Workloads), "workload"), plural(len(grid.Variants), "profile"),
+		plural(grid.Len()/max(1, len(grid.Workloads)*len(grid.Variants)), "setting combination"), time.Since(start).Seconds())
 	return sweep.Summarize(table).Write(summaryOut)
 }
 
@@ -460,7 +461,7 @@ func (a *app) sweepMerge(o *sweepMergeOptions, files []string) error {
 	if o.Output == "-" {
 		out = a.stderr
 	}
-	fmt.Fprintf(out, "merged %d files: the grid's %d runs\n", len(files), merged.Runs)
+	fmt.Fprintf(out, "merged %s: the grid's %s\n", plural(len(files), "file"), plural(merged.Runs, "run"))
 	return sweep.Summarize(merged).Write(out)
 }
 
