@@ -86,7 +86,7 @@ with the original ids and times (from the op names).`,
 		if err := a.writeOutput(o.Output, prog.Write); err != nil {
 			return err
 		}
-		if o.Output != "-" {
+		if o.Output != "-" && !a.quiet {
 			fmt.Fprintf(a.stderr, "wrote %s: %s, %s\n", o.Output, plural(len(prog.Ops), "op"), plural(len(prog.Blocks), "block"))
 		}
 		return nil
@@ -191,7 +191,7 @@ then a valid MiniMalloc solution of that slightly different problem.`,
 		if err := a.writeOutput(o.Output, func(w io.Writer) error { return pack.WriteCSV(w, prob, sol) }); err != nil {
 			return err
 		}
-		if o.Output != "-" {
+		if o.Output != "-" && !a.quiet {
 			fmt.Fprintf(a.stderr, "wrote %s: %d buffers in level %s (capacity %d), peak %d, max-live %d; checked\n",
 				o.Output, len(prob.Buffers), p.HW.Levels[l].Name, prob.Capacity, sol.Peak, pack.MaxLive(prob))
 		}

@@ -48,7 +48,9 @@ YAML file given by --config or HIEROPT_CONFIG, e.g.
 
 Exit codes: 0 success; 1 infeasible problem or invalid plan; 2 bad input or
 usage; 3 internal error (a bug: please report it); 130 interrupted by SIGINT
-or SIGTERM (optimize and pack write what they found so far and say so).`,
+or SIGTERM (optimize and pack write what they found so far and say so).
+
+` + conventionsHelp,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -57,6 +59,7 @@ or SIGTERM (optimize and pack write what they found so far and say so).`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().String("config", "", "YAML file of settings, one section per command (env HIEROPT_CONFIG)")
+	addQuietFlag(root)
 	root.PersistentFlags().String("max-memory", "", "reject inputs too large to plan within this much memory, before reading them (e.g. 4G; env HIEROPT_MAX_MEMORY; default 80% of RAM)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if err := a.setMaxMemory(cmd); err != nil {
