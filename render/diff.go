@@ -243,8 +243,8 @@ func (d *PlanDiff) WriteText(w io.Writer, p *state.Problem, nameA, nameB string,
 	}
 	fmt.Fprintf(bw, "A: %s, cost %s %s\nB: %s, cost %s %s\n", nameA, repCost(d.CostA), unit, nameB, repCost(d.CostB), unit)
 	fmt.Fprintf(bw, "B saves %s %s (%.2f%% of A) under the %s model\n", repCost(d.CostA-d.CostB), unit, repPct(d.CostA-d.CostB, d.CostA), d.Model)
-	fmt.Fprintf(bw, "%d blocks placed differently (%d in another level at some timestep, %d at another offset only, %d with a copy issued at another timestep), %d alike\n",
-		len(d.Changes), levels, offsets, copies, d.Unchanged)
+	fmt.Fprintf(bw, "%d %s placed differently (%d in another level at some timestep, %d at another offset only, %d with a copy issued at another timestep), %d alike\n",
+		len(d.Changes), blocksWord(len(d.Changes)), levels, offsets, copies, d.Unchanged)
 	if d.Separable {
 		fmt.Fprintf(bw, "each block's cost is its own (the model is separable): the savings below add up to %s %s\n", repCost(saved), unit)
 	} else {
@@ -297,4 +297,12 @@ func (r SlowReason) text(p *state.Problem) string {
 		return fmt.Sprintf("did not fit in %s at timestep %d: needs %s, the largest free gap there was %s", f, r.T, Bytes(r.Need), Bytes(r.Gap))
 	}
 	return fmt.Sprintf("%s had a gap of %s at every timestep of it: no one range free throughout, or not worth the move", f, Bytes(r.Need))
+}
+
+// blocksWord is "block" for one, else "blocks".
+func blocksWord(n int) string {
+	if n == 1 {
+		return "block"
+	}
+	return "blocks"
 }

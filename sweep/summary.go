@@ -236,8 +236,8 @@ func ranks(x []float64) []float64 {
 // Write prints the summary as text.
 func (s *Summary) Write(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d runs, %d valid, %d without a plan; planning time %.2f s (the runs' seconds summed)\n",
-		s.Runs, s.Valid, s.Runs-s.Valid, s.Seconds)
+	fmt.Fprintf(&b, "%d %s, %d valid, %d without a plan; planning time %.2f s (the runs' seconds summed)\n",
+		s.Runs, runsWord(s.Runs), s.Valid, s.Runs-s.Valid, s.Seconds)
 	width := len("group")
 	for i := range s.Groups {
 		width = max(width, len(s.Groups[i].Label()))
@@ -270,4 +270,12 @@ func num(x float64, prec int) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.*f", prec, x)
+}
+
+// runsWord is "run" for one, else "runs".
+func runsWord(n int) string {
+	if n == 1 {
+		return "run"
+	}
+	return "runs"
 }

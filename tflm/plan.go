@@ -103,7 +103,7 @@ func (m *Model) Plan(ctx context.Context, o PlanOptions) (*Result, error) {
 	}
 	r.Optimal = proved || r.Head == r.MaxLive
 	if o.Capacity > 0 && r.Head > o.Capacity {
-		return r, fmt.Errorf("%s: the tensors need a head of %d B at least as planned (TFLM's greedy %d, max-live %d): more than %d", DocName(m.File), r.Head, greedy, r.MaxLive, o.Capacity)
+		return r, fmt.Errorf("%s: the tensors need a head of %d B at least as planned (TFLM's greedy %d B, max-live %d B): more than the capacity, %d B", DocName(m.File), r.Head, greedy, r.MaxLive, o.Capacity)
 	}
 	r.Offsets = make([]int32, len(m.Tensors))
 	for i := range r.Offsets {

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -290,7 +289,7 @@ func TestPlanRuleViolations(t *testing.T) {
 			assert.Equal(t, exitFailed, r.code, r.stderr)
 			first, _, _ := strings.Cut(string(wantOut), "\n")
 			n := strings.Count(string(wantOut), "\n")
-			assert.Regexp(t, `^hieropt: \Q`+file+`\E is invalid \(`+strconv.Itoa(n)+` violations; run verify for all\): \Q`+first+`\E`+"\n$", r.stderr)
+			assert.Regexp(t, `^hieropt: \Q`+file+`\E is invalid \(`+plural(n, "violation")+`; run verify for all\): \Q`+first+`\E`+"\n$", r.stderr)
 			assert.Empty(t, r.stdout)
 			assert.NoFileExists(t, out)
 		})

@@ -30,7 +30,8 @@ import (
 )
 
 type benchOptions struct {
-	Workloads     []string `mapstructure:"workloads"`
+	Workload      []string `mapstructure:"workload"`
+	Workloads     []string `mapstructure:"workloads"` // the old spelling of --workload
 	HW            []string `mapstructure:"hw"`
 	Format        string   `mapstructure:"format"`
 	Repeat        int      `mapstructure:"repeat"`
@@ -42,7 +43,7 @@ type benchOptions struct {
 
 func newBenchCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "bench [--workloads W1,W2] [--hw P1,P2] [--format md|csv]",
+		Use:   "bench [--workload W1,W2] [--hw P1,P2] [--format text|md|grid|csv|json]",
 		Short: "Plan every workload on every profile and print a results table",
 		Long: `bench plans each workload on each profile (by default every built-in
 workload on every built-in profile) and prints one row per pair: the cost of
@@ -72,17 +73,17 @@ is at most that, and on a virtual machine whose cores share caches,
 memory bandwidth or a physical core with other tenants it can be well
 under N.`,
 		Example: `  hieropt bench --no-search
-  hieropt bench --workloads resnet50-int8 --hw ethos-u55,ethos-u65 --format csv
+  hieropt bench --workload resnet50-int8 --hw ethos-u55,ethos-u65 --format csv
   hieropt bench --gen 4000 --hw h100-sm --cores 1,2 --repeat 9
   hieropt bench --gen 4000 --hw h100-sm --cores 1,2 --copies --repeat 9`,
 		Args: exactArgs(0),
 	}
 	f := cmd.Flags()
-	f.StringSlice("workloads", nil, "workloads (files or built-in names); default: every built-in")
+	workloadListFlag(f, "workloads (files or built-in names), comma-separated or repeated; default: every built-in")
 	f.StringSlice("hw", nil, "profiles (files or built-in names); default: every built-in")
-	f.String("format", "md", "md (a Markdown row per pair), grid (Markdown, reduction % per workload and profile) or csv")
+	formatFlag(f, "text or md (a Markdown row per pair), grid (Markdown, reduction % per workload and profile), csv, or json (one object, a row per pair)")
 	f.Int("repeat", 1, "runs per pair; the median time is reported")
-	f.IntSlice("gen", nil, "instead of --workloads, generated programs of these lengths (hieropt gen, mixed, seed 1)")
+	f.IntSlice("gen", nil, "instead of --workload, generated programs of these lengths (hieropt gen, mixed, seed 1)")
 	f.IntSlice("cores", nil, "measure scaling: plan on each of these numbers of cores (e.g. 1,2) and print the speedup")
 	f.Bool("copies", false, "with --cores 1,...,N: also time N independent searches at once on N cores, the speedup's ceiling on this machine")
 	searchFlags(f)
@@ -91,15 +92,18 @@ under N.`,
 		if err := bindSettings(cmd, &o); err != nil {
 			return err
 		}
-		if o.Format != "md" && o.Format != "csv" && o.Format != "grid" {
-			return usageErrorf("--format %q: want md, csv or grid", o.Format)
+		var err error
+		// text is the Markdown table: bench's rows are for a README.
+		if o.Format, err = checkFormat(o.Format, map[string]string{"md": "text"}, "text", "grid", "csv", "json"); err != nil {
+			return err
 		}
+		o.Workloads = workloadList(o.Workload, o.Workloads)
 		if o.Repeat < 1 {
 			return usageErrorf("--repeat %d: want at least 1", o.Repeat)
 		}
 		if len(o.Cores) > 0 {
 			if o.Format == "grid" {
-				return usageErrorf("--cores prints times per core count: use --format md or csv")
+				return usageErrorf("--cores prints times per core count: use --format text, csv or json")
 			}
 			if cmd.Flags().Changed("jobs") {
 				return usageErrorf("--cores sets the workers to the number of cores: drop -j")
@@ -184,6 +188,9 @@ func (a *app) bench(o *benchOptions, s *hieropt.Settings) error {
 			}
 			rows = append(rows, row)
 		}
+	}
+	if o.Format == "json" {
+		return writeBenchJSON(a, rows, o.Cores, o.Copies)
 	}
 	if len(o.Cores) > 0 {
 		if o.Format == "csv" {
@@ -379,10 +386,10 @@ func writeBenchMD(a *app, rows []benchRow) {
 			r.workload, r.hw, r.initial, r.cost, red, bound, gap, r.peakLevel, r.peakPct, r.transfers, fmtDuration(r.elapsed))
 	}
 	if n > 0 {
-		fmt.Fprintf(w, "\n%d plans, all valid; mean reduction %.2f%%; total planning time %s\n", n, sum/float64(n), fmtDuration(total))
+		fmt.Fprintf(w, "\n%s, all valid; mean reduction %.2f%%; total planning time %s\n", plural(n, "plan"), sum/float64(n), fmtDuration(total))
 	}
 	if ng > 0 {
-		fmt.Fprintf(w, "above the cost bound: mean %.2f%%, worst %.2f%% (%d plans)\n", gaps/float64(ng), worst, ng)
+		fmt.Fprintf(w, "above the cost bound: mean %.2f%%, worst %.2f%% (%s)\n", gaps/float64(ng), worst, plural(ng, "plan"))
 	}
 }
 
@@ -436,9 +443,9 @@ func writeBenchGrid(a *app, rows []benchRow, costs bool) {
 	}
 	switch {
 	case n > 0 && costs:
-		fmt.Fprintf(w, "\n%d plans, all valid (- : does not fit)\n", n)
+		fmt.Fprintf(w, "\n%s, all valid (- : does not fit)\n", plural(n, "plan"))
 	case n > 0:
-		fmt.Fprintf(w, "\nmean reduction %.2f%% over %d plans, all valid (- : does not fit)\n", sum/float64(n), n)
+		fmt.Fprintf(w, "\nmean reduction %.2f%% over %s, all valid (- : does not fit)\n", sum/float64(n), plural(n, "plan"))
 	}
 }
 
@@ -572,4 +579,61 @@ func fmtDuration(d time.Duration) string {
 		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 	}
 	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+// writeBenchJSON prints the rows as one JSON object: a row per pair with
+// the columns of the CSV (null where a number is unknown: no plan, no
+// bound), and with --cores the median time per core count.
+func writeBenchJSON(a *app, rows []benchRow, cores []int, copies bool) error {
+	type coreTime struct {
+		Cores   int     `json:"cores"`
+		Seconds float64 `json:"seconds"`
+	}
+	type row struct {
+		Workload      string     `json:"workload"`
+		Profile       string     `json:"profile"`
+		Status        string     `json:"status"`
+		Valid         bool       `json:"valid"`
+		InitialCost   *float64   `json:"initial_cost"`
+		FinalCost     *float64   `json:"final_cost"`
+		ReductionPct  *float64   `json:"reduction_pct"`
+		CostBound     *float64   `json:"cost_bound"`
+		AboveBoundPct *float64   `json:"above_bound_pct"`
+		FastLevel     string     `json:"fast_level,omitempty"`
+		FastPeakPct   *float64   `json:"fast_peak_pct"`
+		Transfers     *int       `json:"transfers"`
+		Seconds       *float64   `json:"seconds"`
+		CoreTimes     []coreTime `json:"core_times,omitempty"`
+		Speedup       *float64   `json:"speedup,omitempty"`
+		CopiesSeconds *float64   `json:"copies_seconds,omitempty"`
+		Ceiling       *float64   `json:"ceiling,omitempty"`
+	}
+	out := struct {
+		Rows []row `json:"rows"`
+	}{Rows: make([]row, 0, len(rows))}
+	for _, r := range rows {
+		j := row{Workload: r.workload, Profile: r.hw, Status: r.status, Valid: r.status == "valid"}
+		if j.Valid {
+			transfers := r.transfers
+			j.InitialCost, j.FinalCost = finite(r.initial), finite(r.cost)
+			j.ReductionPct = finite(reduction(r.initial, r.cost))
+			if g := gapPct(r.cost, r.bound); !math.IsNaN(g) {
+				j.CostBound, j.AboveBoundPct = finite(r.bound), finite(g)
+			}
+			j.FastLevel, j.FastPeakPct, j.Transfers = r.peakLevel, finite(r.peakPct), &transfers
+			j.Seconds = finite(r.elapsed.Seconds())
+			if len(cores) > 0 {
+				for k, t := range r.coreTimes {
+					j.CoreTimes = append(j.CoreTimes, coreTime{cores[k], t.Seconds()})
+				}
+				j.Speedup = finite(speedup(r.coreTimes))
+				if copies {
+					j.CopiesSeconds = finite(r.copiesTime.Seconds())
+					j.Ceiling = finite(ceiling(r, cores[len(cores)-1]))
+				}
+			}
+		}
+		out.Rows = append(out.Rows, j)
+	}
+	return a.printJSON(out)
 }

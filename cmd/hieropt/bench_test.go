@@ -83,7 +83,7 @@ func TestBenchCores(t *testing.T) {
 		{"--cores 2,1 --copies", "--copies compares with one core: give --cores 1,N"},
 		{"--cores 0", "--cores 0: want at least 1"},
 		{"--cores 1,2 -j 2", "--cores sets the workers to the number of cores: drop -j"},
-		{"--cores 1,2 --format grid", "--cores prints times per core count: use --format md or csv"},
+		{"--cores 1,2 --format grid", "--cores prints times per core count: use --format text, csv or json"},
 	} {
 		r := runCLI(t, "", append([]string{"bench", "--workloads", "seed000-example", "--hw", "ethos-u55"}, strings.Fields(c.args)...)...)
 		assert.Equal(t, exitInput, r.code, c.args)

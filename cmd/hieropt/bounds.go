@@ -24,11 +24,12 @@ type boundsOptions struct {
 	HW        string `mapstructure:"hw"`
 	CostModel string `mapstructure:"cost-model"`
 	Plan      string `mapstructure:"plan"`
+	Format    string `mapstructure:"format"`
 }
 
 func newBoundsCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "bounds --workload W --hw P [--plan plan.json]",
+		Use:   "bounds --workload W --hw P [--plan plan.json] [--format text|json]",
 		Short: "Lower bounds: memory per level, and cost",
 		Long: `bounds computes what no plan of the workload on the profile can beat:
 
@@ -69,9 +70,14 @@ of the plan's cost model.`,
 	f.String("hw", "", "hardware profile: a YAML file or a built-in name")
 	f.String("cost-model", "", "cost model (known: "+strings.Join(boundModels(), ", ")+"); default: the profile's cost_model, else "+costmodel.Default)
 	f.String("plan", "", "a plan to measure against the bound")
+	formatFlag(f, "text, or json (one object: the bounds, and the plan's place between them)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		var o boundsOptions
 		if err := bindSettings(cmd, &o); err != nil {
+			return err
+		}
+		var err error
+		if o.Format, err = checkFormat(o.Format, nil, "text", "json"); err != nil {
 			return err
 		}
 		return a.bounds(&o)
@@ -121,6 +127,9 @@ func (a *app) bounds(o *boundsOptions) error {
 	cb, err := costBoundOf(p, name)
 	if err != nil {
 		return err
+	}
+	if o.Format == "json" {
+		return a.boundsJSON(p, name, cb, o.Plan)
 	}
 	w := a.stdout
 	writeMemoryBounds(w, p, name, cb)
@@ -305,4 +314,95 @@ func boundLine(ctx context.Context, p *state.Problem, model string, cost float64
 	}
 	return fmt.Sprintf("%s %s (%s; no planning costs %s): the plan captures %s of what planning can gain",
 		fmtCost(cb.Cost), cb.unit, cb.how(), fmtCost(cb.None), fmtCaptured(bounds.Captured(cb.None, cost, cb.Cost)))
+}
+
+// boundsJSON prints what the text of bounds says as one JSON object; with
+// planPath, the plan's cost against the bound of its own cost model.
+func (a *app) boundsJSON(p *state.Problem, model string, cb *costBound, planPath string) error {
+	type level struct {
+		Name       string `json:"name"`
+		Capacity   int64  `json:"capacity"`
+		SpillBytes int64  `json:"must_spill_bytes"`
+	}
+	type whole struct {
+		Cost       float64 `json:"cost"`
+		Free       float64 `json:"cost_without_prices"`
+		Rows       int     `json:"rows"`
+		Cuts       int     `json:"cuts"`
+		Iterations int     `json:"steps"`
+	}
+	type timeline struct {
+		Cost         float64 `json:"cost_bound"`
+		NoPlanning   float64 `json:"no_planning"`
+		ComputeBound int     `json:"compute_bound_ops"`
+	}
+	type planVsBound struct {
+		File          string   `json:"file"`
+		CostModel     string   `json:"cost_model"`
+		Cost          float64  `json:"cost"`
+		CostBound     float64  `json:"cost_bound"`
+		NoPlanning    float64  `json:"no_planning"`
+		AboveBoundPct *float64 `json:"above_bound_pct"`
+		Captured      *float64 `json:"captured"`
+	}
+	out := struct {
+		Workload     string       `json:"workload"`
+		Hardware     string       `json:"hardware"`
+		CostModel    string       `json:"cost_model"`
+		TimeUnit     string       `json:"time_unit"`
+		MaxLive      int64        `json:"max_live_bytes"`
+		MaxLiveAt    int          `json:"max_live_timestep"`
+		Levels       []level      `json:"levels"`
+		CostBound    float64      `json:"cost_bound"`
+		How          string       `json:"cost_bound_how"`
+		PerStep      float64      `json:"per_step_bound"`
+		LPs          int          `json:"per_step_lps"`
+		Timesteps    int          `json:"timesteps"`
+		Whole        *whole       `json:"whole_program_bound,omitempty"`
+		ComputeBound *int         `json:"compute_bound_ops,omitempty"`
+		NoPlanning   float64      `json:"no_planning"`
+		Timeline     *timeline    `json:"timeline,omitempty"`
+		Plan         *planVsBound `json:"plan,omitempty"`
+	}{
+		Workload: p.Prog.Name, Hardware: p.HW.Name, CostModel: model, TimeUnit: cb.unit,
+		MaxLive: cb.Access.MaxLive, MaxLiveAt: p.Prog.ComputeStats().MaxLiveAt,
+		CostBound: cb.Cost, How: cb.how(), PerStep: cb.Access.Cost, LPs: cb.Access.LPs, Timesteps: cb.steps,
+		NoPlanning: cb.None,
+	}
+	for l, lv := range p.HW.Levels {
+		out.Levels = append(out.Levels, level{lv.Name, lv.Capacity, cb.Access.Spill[l]})
+	}
+	if wb := cb.Whole; wb != nil {
+		out.Whole = &whole{wb.Cost, wb.Free, wb.Rows, wb.Cuts, wb.Iterations}
+	}
+	if tl := cb.Timeline; tl != nil {
+		out.ComputeBound = &tl.ComputeBound
+	}
+	if model != verify.TimelineModel && (p.HW.Compute != nil || p.HW.CostModel == verify.TimelineModel) {
+		tl, err := costBoundOf(p, verify.TimelineModel)
+		if err != nil {
+			return err
+		}
+		out.Timeline = &timeline{tl.Cost, tl.None, tl.Timeline.ComputeBound}
+	}
+	if planPath != "" {
+		pl, err := a.checkedPlan(p, planPath)
+		if err != nil {
+			return err
+		}
+		pb := cb
+		if pm := cmp.Or(pl.CostModel, costmodel.Default); pm != model {
+			if pb, err = costBoundOf(p, pm); err != nil {
+				return err
+			}
+		}
+		c := pl.Cost.Final
+		var above *float64
+		if pb.Cost != 0 {
+			above = finite(100 * (c - pb.Cost) / pb.Cost)
+		}
+		out.Plan = &planVsBound{File: planPath, CostModel: pb.Model, Cost: c, CostBound: pb.Cost, NoPlanning: pb.None,
+			AboveBoundPct: above, Captured: finite(bounds.Captured(pb.None, c, pb.Cost))}
+	}
+	return a.printJSON(out)
 }

@@ -56,7 +56,7 @@ type compareRow struct {
 
 func newCompareCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "compare --workload W --hw P [--format table|csv|json]",
+		Use:   "compare --workload W --hw P [--format text|csv|json]",
 		Short: "Plan a workload with every baseline and planner, side by side",
 		Long: `compare plans the same workload on the same profile with:
 
@@ -97,15 +97,17 @@ checked against FORMATS.md.`,
 	f := cmd.Flags()
 	f.String("workload", "", "workload: a JSON file, - for stdin, or a built-in name")
 	f.String("hw", "", "hardware profile: a YAML file or a built-in name")
-	f.String("format", "table", "table (Markdown), csv or json")
+	formatFlag(f, "text (a Markdown table; also md), csv or json")
 	searchFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		var o compareOptions
 		if err := bindSettings(cmd, &o); err != nil {
 			return err
 		}
-		if o.Format != "table" && o.Format != "csv" && o.Format != "json" {
-			return usageErrorf("--format %q: want table, csv or json", o.Format)
+		var err error
+		// table is the old name of text, the Markdown table.
+		if o.Format, err = checkFormat(o.Format, map[string]string{"table": "text", "md": "text"}, "text", "csv", "json"); err != nil {
+			return err
 		}
 		s, err := o.settings()
 		if err != nil {

@@ -49,6 +49,11 @@ h100-sm.`,
 		if o.Ops < 1 {
 			return usageErrorf("--ops %d: want at least 1", o.Ops)
 		}
+		switch o.Mix {
+		case gen.MixCNN, gen.MixTransformer, gen.MixMixed:
+		default:
+			return usageErrorf("--mix %q: want %s, %s or %s", o.Mix, gen.MixCNN, gen.MixTransformer, gen.MixMixed)
+		}
 		if o.DType < 1 || o.DType > 16 {
 			return usageErrorf("--dtype-bytes %d: want 1 to 16", o.DType)
 		}

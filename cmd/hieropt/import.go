@@ -110,7 +110,7 @@ element (1 for an int8 deployment).`,
 		if err := a.writeOutput(o.Output, prog.Write); err != nil {
 			return err
 		}
-		if o.Output != "-" {
+		if o.Output != "-" && !a.quiet {
 			fmt.Fprintf(a.stderr, "wrote %s\n", o.Output)
 		}
 		return nil
@@ -174,7 +174,7 @@ A model with more than one subgraph (control flow) is refused.`,
 		if err := a.writeOutput(o.Output, prog.Write); err != nil {
 			return err
 		}
-		if o.Output != "-" {
+		if o.Output != "-" && !a.quiet {
 			fmt.Fprintf(a.stderr, "wrote %s\n", o.Output)
 		}
 		return nil

@@ -14,11 +14,12 @@ type inspectOptions struct {
 	Workload string `mapstructure:"workload"`
 	HW       string `mapstructure:"hw"`
 	List     bool   `mapstructure:"list"`
+	Format   string `mapstructure:"format"`
 }
 
 func newInspectCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "inspect --workload W [--hw P] | inspect --list",
+		Use:   "inspect --workload W [--hw P] | inspect --list [--format text|json]",
 		Short: "Show a workload's statistics (ops, blocks, bytes, max-live)",
 		Long: `inspect prints a workload's statistics: ops, blocks by kind, total and
 constant bytes, max-live (the most bytes alive at one timestep: the lower
@@ -34,10 +35,18 @@ With --list it lists the built-in workloads with their statistics.`,
 	cmd.Flags().String("workload", "", "workload: a JSON file, - for stdin, or a built-in name")
 	cmd.Flags().String("hw", "", "optional hardware profile to check the workload against")
 	cmd.Flags().Bool("list", false, "list the built-in workloads")
+	formatFlag(cmd.Flags(), "text, or json (one object; with --list, one per workload)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		var o inspectOptions
 		if err := bindSettings(cmd, &o); err != nil {
 			return err
+		}
+		var err error
+		if o.Format, err = checkFormat(o.Format, nil, "text", "json"); err != nil {
+			return err
+		}
+		if o.List && o.Format == "json" {
+			return a.listWorkloadsJSON()
 		}
 		if o.List {
 			return a.listWorkloads()
@@ -53,6 +62,9 @@ func (a *app) inspect(o *inspectOptions) error {
 		return err
 	}
 	s := prog.ComputeStats()
+	if o.Format == "json" {
+		return a.inspectJSON(o, prog, doc, s)
+	}
 	w := a.stdout
 	fmt.Fprintf(w, "workload        %s\n", prog.Name)
 	if prog.Source != "" {
@@ -109,4 +121,92 @@ func (a *app) listWorkloads() error {
 			fmtBytes(s.MaxLive), fmtBytes(s.MaxLiveInPlace), fmtBytes(s.MaxLiveNoConst), fmtBytes(prog.Blocks[s.Largest].Size), float64(s.MACs)/1e9)
 	}
 	return tw.Flush()
+}
+
+// inspectStats is a workload's statistics as JSON.
+type inspectStats struct {
+	Workload       string         `json:"workload"`
+	Source         string         `json:"source,omitempty"`
+	Ops            int            `json:"ops"`
+	Blocks         int            `json:"blocks"`
+	BlocksByKind   map[string]int `json:"blocks_by_kind"`
+	TotalBytes     int64          `json:"total_bytes"`
+	ConstBytes     int64          `json:"constant_bytes"`
+	MaxLive        int64          `json:"max_live_bytes"`
+	MaxLiveAt      int            `json:"max_live_timestep"`
+	MaxLiveInPlace int64          `json:"max_live_in_place_bytes"`
+	MaxLiveNoConst int64          `json:"max_live_without_constants_bytes"`
+	Largest        *inspectBlock  `json:"largest_block,omitempty"`
+	MACs           int64          `json:"macs"`
+	Fits           *inspectFits   `json:"fits,omitempty"`
+}
+
+type inspectBlock struct {
+	Name  string `json:"name"`
+	Size  int64  `json:"size"`
+	Kind  string `json:"kind"`
+	First int    `json:"first"`
+	Last  int    `json:"last"`
+}
+
+type inspectFits struct {
+	Hardware string `json:"hardware"`
+	Fits     bool   `json:"fits"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+func statsJSON(prog *workload.Program, s workload.Stats) inspectStats {
+	j := inspectStats{Workload: prog.Name, Source: prog.Source, Ops: s.Ops, Blocks: s.Blocks, BlocksByKind: map[string]int{},
+		TotalBytes: s.TotalBytes, ConstBytes: s.ConstBytes, MaxLive: s.MaxLive, MaxLiveAt: s.MaxLiveAt,
+		MaxLiveInPlace: s.MaxLiveInPlace, MaxLiveNoConst: s.MaxLiveNoConst, MACs: s.MACs}
+	for k := workload.Input; k <= workload.Constant; k++ {
+		j.BlocksByKind[k.String()] = s.BlocksByKind[k]
+	}
+	if s.Largest >= 0 {
+		b := prog.Blocks[s.Largest]
+		j.Largest = &inspectBlock{b.Name, b.Size, b.Kind.String(), b.First, b.Last}
+	}
+	return j
+}
+
+// inspectJSON prints inspect's statistics as one JSON object; with --hw,
+// whether the workload fits (exit 1 when it does not, as the text).
+func (a *app) inspectJSON(o *inspectOptions, prog *workload.Program, doc string, s workload.Stats) error {
+	j := statsJSON(prog, s)
+	var fitErr error
+	if o.HW != "" {
+		prof, err := a.loadProfile(o.HW)
+		if err != nil {
+			return err
+		}
+		p, err := bindProblem(prog, prof, doc)
+		if err != nil {
+			return err
+		}
+		j.Fits = &inspectFits{Hardware: prof.Name, Fits: true}
+		if err := p.CheckCapacity(); err != nil {
+			j.Fits.Fits, j.Fits.Reason = false, oneLine(err.Error())
+			fitErr = &exitError{exitFailed, &silentError{fmt.Errorf("%s cannot fit %s", prog.Name, prof.Name)}}
+		}
+	}
+	if err := a.printJSON(j); err != nil {
+		return err
+	}
+	return fitErr
+}
+
+// listWorkloadsJSON prints the built-in workloads' statistics as one JSON
+// object.
+func (a *app) listWorkloadsJSON() error {
+	out := struct {
+		Workloads []inspectStats `json:"workloads"`
+	}{}
+	for _, n := range workloads.Names() {
+		prog, _, err := a.loadWorkload(n)
+		if err != nil {
+			return internalErrorf("built-in workload %s: %v", n, err)
+		}
+		out.Workloads = append(out.Workloads, statsJSON(prog, prog.ComputeStats()))
+	}
+	return a.printJSON(out)
 }

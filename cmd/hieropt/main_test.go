@@ -388,7 +388,7 @@ func TestUsageHint(t *testing.T) {
 		msg  string
 		hint string
 	}{
-		{[]string{"gen", "--ops", "10", "--mix", "rnn"}, `gen: unknown Mix "rnn" (want "cnn", "transformer" or "mixed")`, "hieropt gen --help"},
+		{[]string{"gen", "--ops", "10", "--mix", "rnn"}, `--mix "rnn": want cnn, transformer or mixed`, "hieropt gen --help"},
 		{[]string{"optimize", "--beam", "0"}, `--beam 0: want a positive number, or -1 for unbounded`, "hieropt optimize --help"},
 		{[]string{"import", "onnx", "--dim", "x", "m.onnx"}, `--dim "x": want name=value with a value >= 0`, "hieropt import onnx --help"},
 		{[]string{"--no-such-flag"}, `unknown flag: --no-such-flag`, "hieropt --help"},

@@ -78,8 +78,8 @@ another workload or profile is bad input (exit 2).`,
 		if err := a.writeOutput(o.Output, func(w io.Writer) error { return writeMemoryMap(w, p, rows) }); err != nil {
 			return err
 		}
-		if o.Output != "-" {
-			fmt.Fprintf(a.stderr, "wrote %s: %d rows, ops %d to %d of %d; checked plan\n", o.Output, len(rows), t0, t1, p.Prog.Timesteps())
+		if o.Output != "-" && !a.quiet {
+			fmt.Fprintf(a.stderr, "wrote %s: %s, ops %d to %d of %d; checked plan\n", o.Output, plural(len(rows), "row"), t0, t1, p.Prog.Timesteps())
 		}
 		return nil
 	}

@@ -26,7 +26,7 @@ func newImportMiniMallocCmd(a *app) *cobra.Command {
 		Short: "Import a MiniMalloc packing problem (CSV) as a workload",
 		Long: `import minimalloc reads a MiniMalloc problem (CSV with the header
 id,lower,upper,size and an optional align column; each buffer alive on the
-half-open [lower, upper); docs/FORMATS.md section 5) and writes a workload:
+half-open [lower, upper); FORMATS.md section 5: hieropt formats 5) and writes a workload:
 
   - one op per distinct time point (every lower and upper value), in
     increasing order, named t<time> (t0, t1024, ...): op k is the k-th time
@@ -86,8 +86,8 @@ with the original ids and times (from the op names).`,
 		if err := a.writeOutput(o.Output, prog.Write); err != nil {
 			return err
 		}
-		if o.Output != "-" {
-			fmt.Fprintf(a.stderr, "wrote %s: %d ops, %d blocks\n", o.Output, len(prog.Ops), len(prog.Blocks))
+		if o.Output != "-" && !a.quiet {
+			fmt.Fprintf(a.stderr, "wrote %s: %s, %s\n", o.Output, plural(len(prog.Ops), "op"), plural(len(prog.Blocks), "block"))
 		}
 		return nil
 	}
@@ -191,7 +191,7 @@ then a valid MiniMalloc solution of that slightly different problem.`,
 		if err := a.writeOutput(o.Output, func(w io.Writer) error { return pack.WriteCSV(w, prob, sol) }); err != nil {
 			return err
 		}
-		if o.Output != "-" {
+		if o.Output != "-" && !a.quiet {
 			fmt.Fprintf(a.stderr, "wrote %s: %d buffers in level %s (capacity %d), peak %d, max-live %d; checked\n",
 				o.Output, len(prob.Buffers), p.HW.Levels[l].Name, prob.Capacity, sol.Peak, pack.MaxLive(prob))
 		}

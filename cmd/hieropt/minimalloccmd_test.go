@@ -50,7 +50,7 @@ func TestMiniMallocCommand(t *testing.T) {
 	out11 := filepath.Join(dir, "output.11.csv")
 	r = runCLI(t, "", "minimalloc", "--capacity", "11", "--input", in, "--output", out11)
 	assert.Equal(t, exitFailed, r.code)
-	assert.Regexp(t, regexp.MustCompile(`^[0-9]+\.[0-9]{3}$`), r.stderr)
+	assert.Regexp(t, regexp.MustCompile(`^[0-9]+\.[0-9]{3}\nhieropt minimalloc: no packing: the buffers alive at once need 12 bytes \(max-live\), more than --capacity=11\n$`), r.stderr)
 	assert.NoFileExists(t, out11)
 
 	r = runCLI(t, "", "minimalloc", "--capacity=12", "--input="+in, "--output="+out11, "--quiet")

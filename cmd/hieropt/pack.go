@@ -76,7 +76,7 @@ greedy portfolio, then branch and bound over canonical packings), which
 solves MiniMalloc's challenging benchmarks.
 
 Inputs are MiniMalloc CSV files (header id,lower,upper,size; an optional
-align column; docs/FORMATS.md section 5), '-' for stdin, and with
+align column; FORMATS.md section 5: hieropt formats 5), '-' for stdin, and with
 --workload the blocks of workloads (files or built-in names; 'all' is every
 built-in): a block alive on timesteps [first, last] is a buffer on
 [first, last+1) with its size and its own alignment, so the peak is that of
@@ -783,7 +783,7 @@ func writePackSummary(w io.Writer, in *packInstance, r packRow) {
 	case "file name":
 		capText = fmt.Sprintf("%d B (from the file name)", r.Capacity)
 	}
-	fmt.Fprintf(w, "%s: %d buffers, capacity %s, max-live %s\n", r.Instance, r.Buffers, capText, exactBytes(r.MaxLive))
+	fmt.Fprintf(w, "%s: %s, capacity %s, max-live %s\n", r.Instance, plural(r.Buffers, "buffer"), capText, exactBytes(r.MaxLive))
 	if !r.Ran {
 		fmt.Fprintf(w, "peak       not run (interrupted)\n")
 		return
@@ -817,17 +817,17 @@ func writePackSummary(w io.Writer, in *packInstance, r packRow) {
 		cores += ", then split in time and space into balanced parts (zero waste)"
 	}
 	if r.OverMemory {
-		fmt.Fprintf(w, "search     %d greedy packings%s; no branch and bound on the whole instance: it would take about %s, above the limit of %s\n",
-			r.Greedy, cores, fmtBytes(r.SearchBytes), fmtBytes(r.MemoryLimit))
+		fmt.Fprintf(w, "search     %s%s; no branch and bound on the whole instance: it would take about %s, above the limit of %s\n",
+			plural(r.Greedy, "greedy packing"), cores, fmtBytes(r.SearchBytes), fmtBytes(r.MemoryLimit))
 	} else {
-		fmt.Fprintf(w, "search     %d greedy packings%s, %d nodes, %d restarts, %d capacity probes\n", r.Greedy, cores, r.Nodes, r.Restarts, r.Probes)
+		fmt.Fprintf(w, "search     %s%s, %s, %s, %s\n", plural(r.Greedy, "greedy packing"), cores, plural(r.Nodes, "node"), plural(r.Restarts, "restart"), plural(r.Probes, "capacity probe"))
 	}
 	fmt.Fprintf(w, "time       %s\n", packTimeLine(in, r))
 	switch {
 	case in.written && in.out == "-":
-		fmt.Fprintf(w, "solution   written to stdout: %d offsets, checked\n", r.Buffers)
+		fmt.Fprintf(w, "solution   written to stdout: %s, checked\n", plural(r.Buffers, "offset"))
 	case in.written:
-		fmt.Fprintf(w, "solution   %s: %d offsets, checked\n", in.out, r.Buffers)
+		fmt.Fprintf(w, "solution   %s: %s, checked\n", in.out, plural(r.Buffers, "offset"))
 	default:
 		fmt.Fprintf(w, "solution   checked, not written (use -o FILE, or -o - for stdout)\n")
 	}

@@ -16,7 +16,7 @@ import (
 
 func newProfilesCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "profiles [NAME|FILE]",
+		Use:   "profiles [NAME|FILE] [--format text|json]",
 		Short: "List the built-in hardware profiles, or print one",
 		Long: `profiles lists the built-in hardware profiles with their levels, fastest
 first: capacity, alignment, and the latency and bandwidth of writing into
@@ -31,12 +31,28 @@ figures in the description), to copy and adapt. With a FILE, it checks the
 file and lists its levels. Keys are case-sensitive; a key that is not a
 field of the format is ignored (as the format requires of readers) and
 listed as a warning on stderr, since a misspelt optional field would be
-ignored too.`,
+ignored too.
+
+--format json prints the list, or the one profile, as one JSON object.`,
 		Example: `  hieropt profiles
   hieropt profiles ethos-u55 > my-npu.yaml`,
 		Args: maxArgs(1),
 	}
+	formatFlag(cmd.Flags(), "text (a NAME's YAML; the levels of the others), or json (one object)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		var o struct {
+			Format string `mapstructure:"format"`
+		}
+		if err := bindSettings(cmd, &o); err != nil {
+			return err
+		}
+		var err error
+		if o.Format, err = checkFormat(o.Format, nil, "text", "json"); err != nil {
+			return err
+		}
+		if o.Format == "json" {
+			return a.profilesJSON(args)
+		}
 		if len(args) == 1 {
 			if data, ok := profiles.YAML(args[0]); ok && isBuiltinName(args[0]) {
 				_, err := a.stdout.Write(data)
@@ -105,4 +121,74 @@ func profileModel(prof *hw.Profile) string {
 		s += ", " + plural(prof.Channels(), "DMA channel")
 	}
 	return s
+}
+
+// profileJSON is a profile as JSON: the fields of the format.
+type profileJSON struct {
+	Name        string       `json:"name"`
+	Description string       `json:"description,omitempty"`
+	TimeUnit    string       `json:"time_unit"`
+	CostModel   string       `json:"cost_model"`
+	Compute     *computeJSON `json:"compute,omitempty"`
+	Channels    int          `json:"dma_channels"`
+	Levels      []levelJSON  `json:"levels"`
+}
+
+type computeJSON struct {
+	MACsPerUnit float64 `json:"macs_per_unit"`
+	OpOverhead  float64 `json:"op_overhead"`
+}
+
+type levelJSON struct {
+	Name      string   `json:"name"`
+	Capacity  int64    `json:"capacity"`
+	Alignment int64    `json:"alignment"`
+	ReadOnly  bool     `json:"read_only"`
+	In        linkJSON `json:"in"`
+	Out       linkJSON `json:"out"`
+}
+
+type linkJSON struct {
+	Latency   float64 `json:"latency"`
+	Bandwidth float64 `json:"bandwidth"`
+}
+
+func profileToJSON(p *hw.Profile) profileJSON {
+	j := profileJSON{Name: p.Name, Description: p.Description, TimeUnit: p.TimeUnit,
+		CostModel: cmp.Or(p.CostModel, costmodel.Default), Channels: p.Channels()}
+	if c := p.Compute; c != nil {
+		j.Compute = &computeJSON{c.MACsPerUnit, c.OpOverhead}
+	}
+	for _, lv := range p.Levels {
+		j.Levels = append(j.Levels, levelJSON{lv.Name, lv.Capacity, lv.Alignment, lv.ReadOnly,
+			linkJSON{lv.In.Latency, lv.In.Bandwidth}, linkJSON{lv.Out.Latency, lv.Out.Bandwidth}})
+	}
+	return j
+}
+
+// profilesJSON prints the built-in profiles, or the one named or read
+// from a file, as one JSON object; a file's ignored keys are warnings on
+// stderr, as in text.
+func (a *app) profilesJSON(args []string) error {
+	if len(args) == 1 {
+		prof, ignored, err := a.readProfile(args[0])
+		if err != nil {
+			return err
+		}
+		for _, g := range ignored {
+			fmt.Fprintf(a.stderr, "hieropt: warning: %s: %s\n", hw.DocName(args[0]), g)
+		}
+		return a.printJSON(profileToJSON(prof))
+	}
+	out := struct {
+		Profiles []profileJSON `json:"profiles"`
+	}{}
+	for _, n := range profiles.Names() {
+		prof, err := profiles.Get(n)
+		if err != nil {
+			return internalErrorf("built-in profile %s: %v", n, err)
+		}
+		out.Profiles = append(out.Profiles, profileToJSON(prof))
+	}
+	return a.printJSON(out)
 }

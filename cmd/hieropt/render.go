@@ -155,8 +155,8 @@ func (a *app) checkedPlan(p *state.Problem, path string) (*plan.Plan, error) {
 		return nil, err
 	}
 	if !res.Valid() {
-		return nil, failed(fmt.Errorf("%s is invalid (%d violations; run verify for all): %s",
-			path, len(res.Violations)+res.Omitted, res.Violations[0]))
+		return nil, failed(fmt.Errorf("%s is invalid (%s; run verify for all): %s",
+			path, plural(len(res.Violations)+res.Omitted, "violation"), res.Violations[0]))
 	}
 	return pl, nil
 }

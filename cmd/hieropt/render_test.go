@@ -77,7 +77,7 @@ func TestRender(t *testing.T) {
 	require.NoError(t, os.WriteFile(broken, []byte(strings.Replace(string(data), `"final": `, `"final": 1`, 1)), 0o644))
 	r = runCLI(t, "", append([]string{"render", broken, "-o", bad}, args...)...)
 	assert.Equal(t, exitFailed, r.code)
-	assert.Contains(t, r.stderr, "is invalid (1 violations; run verify for all): rule 6: cost.final")
+	assert.Contains(t, r.stderr, "is invalid (1 violation; run verify for all): rule 6: cost.final")
 	assert.NoFileExists(t, bad)
 }
 

@@ -28,10 +28,11 @@ type reportOptions struct {
 
 func newReportCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "report --workload W --hw P plan.json -o report.html [--initial initial.json]",
+		Use:   "report --workload W --hw P plan.json [-o report.html] [--initial initial.json]",
 		Short: "Write a self-contained HTML report of a plan",
-		Long: `report writes one HTML file about a plan that opens offline in any browser (no
-scripts, no fonts, nothing fetched from the network):
+		Long: `report writes one HTML file about a plan (on stdout, or to -o FILE) that opens
+offline in any browser (no scripts, no fonts, nothing fetched from the
+network):
 
   summary      how the planner ended (optimize --report; a plan file does
                not record it), the cost bound of 'hieropt bounds' and the
@@ -67,7 +68,7 @@ another workload or profile is bad input (exit 2).
 	f := cmd.Flags()
 	f.String("workload", "", "workload: a JSON file, - for stdin, or a built-in name")
 	f.String("hw", "", "hardware profile: a YAML file or a built-in name")
-	f.StringP("output", "o", "", "write the report to this file (- for stdout)")
+	f.StringP("output", "o", "-", "write the report to this file (- for stdout)")
 	f.String("initial", "", "the plan to compare with (default: the initializer's plan)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		var o reportOptions

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
@@ -36,8 +35,8 @@ and which address hold every block at every step, and when to move it, so that
 the program spends the least time moving data, and writes that as a plan.
 
 Workloads and profiles are files, or the names of built-in ones: see
-'hieropt profiles' and 'hieropt inspect --list'. The formats are described in
-docs/FORMATS.md of the source tree.
+'hieropt profiles' and 'hieropt inspect --list'. 'hieropt formats' prints the
+formats and the rules of a plan (FORMATS.md, which help texts cite).
 
 Settings come from flags, then HIEROPT_<FLAG> environment variables (dashes
 become underscores: HIEROPT_NO_SEARCH=1), then the command's section of the
@@ -49,7 +48,9 @@ YAML file given by --config or HIEROPT_CONFIG, e.g.
 
 Exit codes: 0 success; 1 infeasible problem or invalid plan; 2 bad input or
 usage; 3 internal error (a bug: please report it); 130 interrupted by SIGINT
-or SIGTERM (optimize and pack write what they found so far and say so).`,
+or SIGTERM (optimize and pack write what they found so far and say so).
+
+` + conventionsHelp,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -58,6 +59,7 @@ or SIGTERM (optimize and pack write what they found so far and say so).`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().String("config", "", "YAML file of settings, one section per command (env HIEROPT_CONFIG)")
+	addQuietFlag(root)
 	root.PersistentFlags().String("max-memory", "", "reject inputs too large to plan within this much memory, before reading them (e.g. 4G; env HIEROPT_MAX_MEMORY; default 80% of RAM)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if err := a.setMaxMemory(cmd); err != nil {
@@ -66,7 +68,6 @@ or SIGTERM (optimize and pack write what they found so far and say so).`,
 		return a.setQuiet(cmd)
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
-	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newOptimizeCmd(a),
 		newVerifyCmd(a),
@@ -87,19 +88,14 @@ or SIGTERM (optimize and pack write what they found so far and say so).`,
 		newCalibrateCmd(a),
 		newTuneCmd(a),
 		newMiniMallocCmd(a),
+		newFormatsCmd(a),
+		newVersionCmd(a),
 	)
+	enableCompletion(root)
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
 	}
 	return root
-}
-
-// version is the module version the binary was built from.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
 }
 
 // exactArgs is cobra.ExactArgs with a usage error.

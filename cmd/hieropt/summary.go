@@ -153,7 +153,7 @@ func (s *summary) write(w io.Writer) {
 	} else if s.output != "" {
 		where = s.output
 	}
-	fmt.Fprintf(w, "plan       %s: %d placements, %d transfers, valid\n", where, len(s.plan.Placements), len(s.plan.Transfers))
+	fmt.Fprintf(w, "plan       %s: %s, %s, valid\n", where, plural(len(s.plan.Placements), "placement"), plural(len(s.plan.Transfers), "transfer"))
 }
 
 // levelsHold says how many bytes the levels hold: "the levels hold X", and

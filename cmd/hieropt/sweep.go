@@ -26,7 +26,8 @@ import (
 )
 
 type sweepOptions struct {
-	Workloads     []string `mapstructure:"workloads"`
+	Workload      []string `mapstructure:"workload"`
+	Workloads     []string `mapstructure:"workloads"` // the old spelling of --workload
 	HW            []string `mapstructure:"hw"`
 	Set           []string `mapstructure:"set"`
 	Scale         []string `mapstructure:"scale"`
@@ -43,7 +44,7 @@ type sweepMergeOptions struct {
 
 func newSweepCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "sweep [--workloads DIR|W1,W2] [--hw P1,P2] --set KEY=V1,V2 [--scale LEVEL.FIELD=F1,F2] -o runs.csv [--shard i/n]",
+		Use:   "sweep [--workload DIR|W1,W2] [--hw P1,P2] --set KEY=V1,V2 [--scale LEVEL.FIELD=F1,F2] [-o runs.csv] [--shard i/n]",
 		Short: "Run the search over a grid of workloads, profiles and settings; write a CSV and a summary",
 		Long: `sweep plans every point of a grid and writes one CSV row per run.
 
@@ -53,8 +54,8 @@ first, then each --scale's factors other than 1, in the order given), and the
 --set settings in the order given, the last one varying fastest. Run k of the
 grid (0-based) is the same on every machine for the same arguments.
 
---workloads: directories (every *.json in them, sorted by name), files or
-built-in names, comma-separated; default every built-in workload. --hw:
+--workload: directories (every *.json in them, sorted by name), files or
+built-in names, comma-separated or repeated; default every built-in workload. --hw:
 files or built-in names; default every built-in profile.
 
 --set KEY=V1,V2,... (repeatable) sweeps one search setting; KEY is the name
@@ -75,7 +76,7 @@ variant of that --scale (a note says so); a level no profile has is an error.
 Each run binds the workload to the profile (a pair that cannot fit is a row
 with its reason as the status), plans it, and checks the plan with the
 validator of 'hieropt verify' (an invalid plan is an internal error). The
-CSV (-o; '-' for stdout) has the columns run, runs (the grid's size),
+CSV (on stdout, or -o FILE) has the columns run, runs (the grid's size),
 workload, profile, scale, one per --set key, status, initial_cost,
 final_cost, reduction_pct, seconds, commits, replans, replan_steps. It is
 written atomically once the shard's runs are done: an interrupted sweep
@@ -86,25 +87,25 @@ n machines (Kubernetes indexed Jobs: --shard $((JOB_COMPLETION_INDEX+1))/N;
 Slurm arrays: --array=1-N and --shard $SLURM_ARRAY_TASK_ID/N) share a sweep;
 'hieropt sweep merge' joins their CSV files back into grid order.
 
-A summary goes to stdout (stderr with -o -): for all runs, each setting value
+A summary goes to stderr (to stdout with -o FILE): for all runs, each setting value
 and each scale variant, the mean, standard deviation and 10/50/90%
 quantiles of the reduction of the final cost against the initializer's, and
 the reduction of the geometric mean of final/initial; with --scale, the
 Pearson and Spearman correlations of each variant's final costs with its
 unscaled profile's. On a terminal a progress bar shows the runs (not with
 --quiet, which also drops the summary).`,
-		Example: `  hieropt sweep --workloads resnet18-int8,squeezenet1_1-int8 --hw ethos-u55,k210 --set beam=1,4,16 -o runs.csv
-  hieropt sweep --workloads nets/ --set segments=every,fixed:4,auto --scale SRAM.bandwidth=0.5,2 -o runs.csv
+		Example: `  hieropt sweep --workload resnet18-int8,squeezenet1_1-int8 --hw ethos-u55,k210 --set beam=1,4,16 -o runs.csv
+  hieropt sweep --workload nets/ --set segments=every,fixed:4,auto --scale SRAM.bandwidth=0.5,2 -o runs.csv
   hieropt sweep --set beam=1,8,64 --shard 3/8 -o shard-3.csv     # machine 3 of 8, and so on
   hieropt sweep merge shard-*.csv -o runs.csv                    # once all 8 are done`,
 		Args: exactArgs(0),
 	}
 	f := cmd.Flags()
-	f.StringSlice("workloads", nil, "workloads: directories (their *.json), files or built-in names; default every built-in")
+	workloadListFlag(f, "workloads: directories (their *.json), files or built-in names, comma-separated or repeated; default every built-in")
 	f.StringSlice("hw", nil, "profiles (files or built-in names); default every built-in")
 	f.StringArray("set", nil, "KEY=V1,V2,...: sweep a search setting (repeatable; keys: "+strings.Join(sweep.Keys, ", ")+")")
 	f.StringArray("scale", nil, "LEVEL.FIELD=F1,F2,...: profile variants (repeatable; fields: "+strings.Join(sweep.Fields, ", ")+")")
-	f.StringP("output", "o", "", "write the CSV to this file (- for stdout)")
+	f.StringP("output", "o", "-", "write the CSV to this file (- for stdout)")
 	f.String("shard", "", "i/n: run only the runs k with k mod n = i-1 (1 <= i <= n)")
 	f.BoolP("quiet", "q", false, "print no progress bar, notes or summary")
 	searchFlags(f)
@@ -122,14 +123,14 @@ unscaled profile's. On a terminal a progress bar shows the runs (not with
 
 func newSweepMergeCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "merge SHARD.csv... -o runs.csv",
+		Use:   "merge SHARD.csv... [-o runs.csv]",
 		Short: "Join the CSV files of a sharded sweep in grid order and print the summary",
 		Long: `merge reads the CSV files that 'hieropt sweep --shard i/n' wrote, checks that
 they are shards of one sweep (the same columns and grid size) and that
 together they hold every run of the grid exactly once, and writes them as
-one CSV in grid order (atomically; '-' for stdout): the file an unsharded
-sweep would have written, the seconds apart. Then it prints the summary of
-the whole sweep (stdout; stderr with -o -).
+one CSV in grid order (on stdout, or atomically to -o FILE): the file an
+unsharded sweep would have written, the seconds apart. Then it prints the
+summary of the whole sweep (on stderr; on stdout with -o FILE).
 
 A missing run (a shard not given or not finished) or a run given twice is
 an error (exit 2) naming the runs.`,
@@ -142,7 +143,7 @@ an error (exit 2) naming the runs.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringP("output", "o", "", "write the merged CSV to this file (- for stdout)")
+	f.StringP("output", "o", "-", "write the merged CSV to this file (- for stdout)")
 	f.BoolP("quiet", "q", false, "print no summary")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -240,7 +241,7 @@ type sweepWorkload struct {
 	doc  string
 }
 
-// loadSweepWorkloads loads the --workloads list: directories give their
+// loadSweepWorkloads loads the --workload list: directories give their
 // *.json files sorted by name.
 func (a *app) loadSweepWorkloads(args []string) ([]sweepWorkload, error) {
 	if len(args) == 0 {
@@ -252,10 +253,10 @@ func (a *app) loadSweepWorkloads(args []string) ([]sweepWorkload, error) {
 		if st, err := os.Stat(arg); err == nil && st.IsDir() {
 			matches, err := filepath.Glob(filepath.Join(arg, "*.json"))
 			if err != nil {
-				return nil, usageErrorf("--workloads %s: %v", arg, err)
+				return nil, usageErrorf("--workload %s: %v", arg, err)
 			}
 			if len(matches) == 0 {
-				return nil, usageErrorf("--workloads %s: the directory has no *.json file", arg)
+				return nil, usageErrorf("--workload %s: the directory has no *.json file", arg)
 			}
 			sort.Strings(matches)
 			files = matches
@@ -316,7 +317,7 @@ func (a *app) sweep(o *sweepOptions) error {
 		}
 	}
 
-	works, err := a.loadSweepWorkloads(o.Workloads)
+	works, err := a.loadSweepWorkloads(workloadList(o.Workload, o.Workloads))
 	if err != nil {
 		return err
 	}
@@ -396,8 +397,9 @@ func (a *app) sweep(o *sweepOptions) error {
 	if part != "" {
 		part += ": "
 	}
-	fmt.Fprintf(summaryOut, "%s%d of the grid's %d runs (%d workloads x %d profiles x %d setting combinations); wall time %.2f s\n",
-		part, len(runs), grid.Len(), len(grid.Workloads), len(grid.Variants), grid.Len()/max(1, len(grid.Workloads)*len(grid.Variants)), time.Since(start).Seconds())
+	fmt.Fprintf(summaryOut, "%s%d of the grid's %s (%s x %s x %s); wall time %.2f s\n",
+		part, len(runs), plural(grid.Len(), "run"), plural(len(grid.Workloads), "workload"), plural(len(grid.Variants), "profile"),
+		plural(grid.Len()/max(1, len(grid.Workloads)*len(grid.Variants)), "setting combination"), time.Since(start).Seconds())
 	return sweep.Summarize(table).Write(summaryOut)
 }
 
@@ -460,7 +462,7 @@ func (a *app) sweepMerge(o *sweepMergeOptions, files []string) error {
 	if o.Output == "-" {
 		out = a.stderr
 	}
-	fmt.Fprintf(out, "merged %d files: the grid's %d runs\n", len(files), merged.Runs)
+	fmt.Fprintf(out, "merged %s: the grid's %s\n", plural(len(files), "file"), plural(merged.Runs, "run"))
 	return sweep.Summarize(merged).Write(out)
 }
 

@@ -246,10 +246,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		assert.Equal(t, "hieropt: "+tc.msg+"\nRun 'hieropt sweep --help' for usage.\n", r.stderr, "%v", tc.args)
 		assert.NoFileExists(t, out)
 	}
-	r := runSweep(t, "--workloads", "seed000-example", "--hw", "ethos-u55")
-	assert.Equal(t, exitInput, r.code)
-	assert.Equal(t, "hieropt: sweep: -o is required (the CSV file to write, - for stdout)\nRun 'hieropt sweep --help' for usage.\n", r.stderr)
-	r = runSweep(t, "--workloads", "nope.json", "--hw", "ethos-u55", "-o", out)
+	r := runSweep(t, "--workload", "nope.json", "--hw", "ethos-u55", "-o", out)
 	assert.Equal(t, exitInput, r.code)
 	assert.Equal(t, "hieropt: workload \"nope.json\": cannot read: no such file or directory\n", r.stderr)
 	r = runSweep(t, "merge", "-o", out)

@@ -82,6 +82,9 @@ two levels, or breaks a rule); 2 bad input.`,
 		if err := a.writeModel(m, e.Offsets, o.Output); err != nil {
 			return err
 		}
+		if a.quiet {
+			return nil
+		}
 		fmt.Fprintf(a.stderr, "wrote %s: %d tensors at the plan's offsets in %s, %d left to TFLM; head %s (TFLM's own plan %s%s)\n",
 			o.Output, r.Offline, e.Level, r.Online, bytesOf(r.Head), bytesOf(r.Greedy), saving(r.Greedy, r.Head))
 		if e.Constants > 0 {
@@ -226,6 +229,9 @@ the machine's speed).`,
 			proof = fmt.Sprintf("not proven optimal; max-live %s", bytesOf(res.MaxLive))
 		}
 		fmt.Fprintf(a.stdout, "%s: head %s by %s (%s); TFLM's own plan %s%s\n", args[0], bytesOf(res.Head), res.By, proof, bytesOf(res.Greedy), saving(res.Greedy, res.Head))
+		if a.quiet {
+			return nil
+		}
 		if res.By == "TFLM greedy" {
 			fmt.Fprintf(a.stderr, "wrote %s: every tensor left to TFLM (offset -1): its own plan is as small, and it places kernels' scratch buffers among the tensors\n", o.Output)
 		} else {

@@ -101,7 +101,9 @@ func (a *app) tune(o *tuneOptions, file string) error {
 	if o.Output == "-" {
 		table = a.stderr
 	}
-	writeFitTable(table, fits)
+	if table == a.stdout || !a.quiet {
+		writeFitTable(table, fits)
+	}
 	if err := a.writeOutput(o.Output, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}
@@ -110,7 +112,7 @@ func (a *app) tune(o *tuneOptions, file string) error {
 			fmt.Fprintf(a.stderr, "hieropt: warning: %s %s: poor fit: %s\n", f.Level, f.Direction, strings.Join(f.Warnings, "; "))
 		}
 	}
-	if o.Output != "-" {
+	if o.Output != "-" && !a.quiet {
 		var lv []string
 		for _, l := range p.Levels {
 			lv = append(lv, fmt.Sprintf("%s %s", l.Name, fmtBytes(l.Capacity)))

@@ -137,9 +137,9 @@ func (a *app) verify(o *verifyOptions, planArg string) error {
 			fmt.Fprintln(a.stdout, v)
 		}
 		if res.Omitted > 0 {
-			fmt.Fprintf(a.stdout, "... and %d more violations\n", res.Omitted)
+			fmt.Fprintf(a.stdout, "... and %s more\n", plural(res.Omitted, "violation"))
 		}
-		return failed(fmt.Errorf("%s is invalid: %d violations", planArg, len(res.Violations)+res.Omitted))
+		return failed(fmt.Errorf("%s is invalid: %s", planArg, plural(len(res.Violations)+res.Omitted, "violation")))
 	}
 	initial := "initial " + fmtCost(res.InitialCost)
 	if math.IsNaN(res.InitialCost) {
@@ -147,8 +147,8 @@ func (a *app) verify(o *verifyOptions, planArg string) error {
 		// initializer for yet: cost.initial cannot be recomputed.
 		initial = fmt.Sprintf("cost.initial not checked: the planner has no %s model", res.Model)
 	}
-	fmt.Fprintf(a.stdout, "%s: valid plan of %s on %s: %d placements, %d transfers, cost %s %s (%s)\n",
-		planArg, p.Prog.Name, p.HW.Name, len(pl.Placements), len(pl.Transfers), fmtCost(res.Cost), hw.Units(p.HW.TimeUnit), initial)
+	fmt.Fprintf(a.stdout, "%s: valid plan of %s on %s: %s, %s, cost %s %s (%s)\n",
+		planArg, p.Prog.Name, p.HW.Name, plural(len(pl.Placements), "placement"), plural(len(pl.Transfers), "transfer"), fmtCost(res.Cost), hw.Units(p.HW.TimeUnit), initial)
 	return nil
 }
 

@@ -195,10 +195,10 @@ func (r *runner) solve(bufs []buffer) ([]int64, int) {
 		}
 	}
 	if gaps > 0 {
-		r.note("note: %d buffers have gaps; hieropt packs each as alive over its whole lifespan (a valid packing for MiniMalloc, perhaps a higher one)", gaps)
+		r.note("note: %s gaps; hieropt packs each as alive over its whole lifespan (a valid packing for MiniMalloc, perhaps a higher one)", buffersHave(gaps))
 	}
 	if hints > 0 {
-		r.note("note: %d buffers have a hint; hieropt's packer ignores hints", hints)
+		r.note("note: %s a hint; hieropt's packer ignores hints", buffersHave(hints))
 	}
 	p := &pack.Problem{Capacity: f.Capacity, Buffers: make([]pack.Buffer, 0, len(idx))}
 	for _, i := range idx {
@@ -237,7 +237,10 @@ func (r *runner) solve(bufs []buffer) ([]int64, int) {
 	_ = r.st.flush()
 	r.midLine = true
 	if !sol.Solved {
-		return nil, ExitFailed // MiniMalloc's NotFound or DeadlineExceeded
+		// MiniMalloc's NotFound or DeadlineExceeded, where MiniMalloc
+		// prints the time alone; hieropt says why on a line of its own.
+		r.note("%s", failureNote(f, p, sol))
+		return nil, ExitFailed
 	}
 	checkErr := pack.Check(p, sol)
 	if f.Validate {
@@ -292,4 +295,33 @@ Flags:
 		}
 		fmt.Fprintf(w, "  --%s (%s)%s%s\n", d.name, d.help, def, what)
 	}
+}
+
+// buffersHave is "1 buffer has" or "N buffers have".
+func buffersHave(n int) string {
+	if n == 1 {
+		return "1 buffer has"
+	}
+	return fmt.Sprintf("%d buffers have", n)
+}
+
+// failureNote says why no packing within the capacity was found: the
+// capacity fits nothing, the buffers alive at once need more, or the search
+// found none (before the timeout, if one was given).
+func failureNote(f *Flags, p *pack.Problem, sol *pack.Solution) string {
+	if f.Capacity <= 0 {
+		return fmt.Sprintf("no packing: --capacity=%d fits no buffer (MiniMalloc's default is 0: give the memory's size in bytes)", f.Capacity)
+	}
+	need := pack.MaxLive(p)
+	if need > f.Capacity {
+		return fmt.Sprintf("no packing: the buffers alive at once need %d bytes (max-live), more than --capacity=%d", need, f.Capacity)
+	}
+	msg := fmt.Sprintf("no packing within --capacity=%d found", f.Capacity)
+	if f.Timeout.Inf == 0 || f.Timeout.Inf == -1 {
+		msg += " before --timeout"
+	}
+	if sol.Peak > 0 {
+		msg += fmt.Sprintf(" (max-live %d bytes; the lowest packing found peaks at %d)", need, sol.Peak)
+	}
+	return msg
 }

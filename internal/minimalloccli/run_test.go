@@ -50,6 +50,10 @@ func writeTemp(t *testing.T, dir, name, content string) string {
 // with three decimals, no newline.
 var timeOnly = regexp.MustCompile(`^[0-9]+\.[0-9]{3}$`)
 
+// timeThenWhy is stderr when no packing is found: the time as MiniMalloc
+// prints it, then a line of hieropt's saying why.
+var timeThenWhy = regexp.MustCompile(`^[0-9]+\.[0-9]{3}\nhieropt-minimalloc: no packing[^\n]*\n$`)
+
 // deeployCSV writes n buffers as Deeploy's Tiler.minimalloc writes them
 // (Python csv.writer, lineterminator "\n"): the header id,lower,upper,size,
 // then name, first step, last step + 1, size in bytes. Steps and sizes are
@@ -170,11 +174,12 @@ func TestDeeployCommandLine(t *testing.T) {
 			}
 			checkRows(t, rows, capacity)
 
-			// Below max-live nothing fits: exit 1, only the time on stderr,
-			// the output of the run before untouched.
+			// Below max-live nothing fits: exit 1, the time and a line
+			// saying why on stderr, the output of the run before untouched.
 			r = runMM(t, nil, fmt.Sprintf("--capacity=%d", pack.MaxLive(p)-1), "--input="+in, "--output="+out)
 			assert.Equal(t, ExitFailed, r.code)
-			assert.Regexp(t, timeOnly, r.stderr)
+			assert.Regexp(t, timeThenWhy, r.stderr)
+			assert.Contains(t, r.stderr, fmt.Sprintf("need %d bytes (max-live), more than --capacity=%d\n", pack.MaxLive(p), pack.MaxLive(p)-1))
 			after, err := os.ReadFile(out)
 			require.NoError(t, err)
 			assert.Equal(t, data, after)
@@ -385,7 +390,7 @@ func TestInfeasible(t *testing.T) {
 	} {
 		r := runMM(t, nil, append(c, "--output="+out)...)
 		assert.Equal(t, ExitFailed, r.code, "%v: %s", c, r.stderr)
-		assert.Regexp(t, timeOnly, r.stderr, "%v", c)
+		assert.Regexp(t, timeThenWhy, r.stderr, "%v", c)
 		assert.NoFileExists(t, out, "%v", c)
 	}
 	r := runMM(t, nil, "--capacity=4194304", "--input="+repo("testdata", "minimalloc", "A.1048576.csv"), "--timeout=-inf", "--output="+out)
