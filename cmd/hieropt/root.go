@@ -3,12 +3,14 @@ package main
 import (
 	"io"
 	"runtime/debug"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
 
-// app is what every subcommand shares: the process's streams. There is no
-// other shared state; each command binds its own settings.
+// app is what every subcommand shares: the process's streams, and the
+// inputs the command has read. There is no other shared state; each
+// command binds its own settings.
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -18,6 +20,10 @@ type app struct {
 	// quiet turns off notes on stderr (--quiet, or --format json); set
 	// before each command runs.
 	quiet bool
+	// inputs are the files the command reads, which no output may
+	// replace (noteInput, checkNotInput).
+	inputsMu sync.Mutex
+	inputs   []inputFile
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -60,6 +66,7 @@ or SIGTERM (optimize and pack write what they found so far and say so).`,
 	root.PersistentFlags().String("config", "", "YAML file of settings, one section per command (env HIEROPT_CONFIG)")
 	root.PersistentFlags().String("max-memory", "", "reject inputs too large to plan within this much memory, before reading them (e.g. 4G; env HIEROPT_MAX_MEMORY; default 80% of RAM)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		a.noteConfig(cmd)
 		if err := a.setMaxMemory(cmd); err != nil {
 			return err
 		}

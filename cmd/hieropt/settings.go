@@ -42,6 +42,17 @@ func bindSettings(cmd *cobra.Command, out any) error {
 	return nil
 }
 
+// noteConfig records the config file that bindSettings will read (--config,
+// else HIEROPT_CONFIG) as an input of the command, which no output may
+// replace.
+func (a *app) noteConfig(cmd *cobra.Command) {
+	file, _ := cmd.Flags().GetString("config")
+	if !cmd.Flags().Changed("config") {
+		file = os.Getenv("HIEROPT_CONFIG")
+	}
+	a.noteInput(inputerr.Doc("config", file), file)
+}
+
 // configSection reads the config file and returns the section of cmd,
 // rejecting unknown sections and settings so that a typo is never ignored.
 func configSection(cmd *cobra.Command, file string) (map[string]any, error) {
