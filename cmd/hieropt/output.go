@@ -13,7 +13,11 @@ package main
 //     existed keeps its permission bits; a new one gets 0666 less the umask,
 //     as os.Create would give it. (A rename makes a new file: its owner is
 //     the writer, and other hard links to the old file keep the old
-//     content.)
+//     content.) An existing file is replaced only if the process may write
+//     it (access(2) on Unix, the read-only attribute on Windows): the
+//     rename needs only the directory's permission, which would let a user
+//     replace, say, someone else's read-only file in a world-writable
+//     directory.
 //   - A symbolic link, or a chain of them, relative or absolute: followed
 //     to the file it ends at, which is written as above. The link stays a
 //     link; a dangling link gets its target created. A link whose text
@@ -48,6 +52,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -169,7 +174,8 @@ func (a *app) checkNotInput(path string, fi fs.FileInfo) error {
 }
 
 // resolveOutput finds what path is and how to write it, and refuses an
-// output that is one of the command's inputs.
+// output that is one of the command's inputs or that the process may not
+// write.
 func (a *app) resolveOutput(path string) (*outputTarget, error) {
 	t, fi, err := resolveTarget(path)
 	if err != nil || fi == nil || !fi.Mode().IsRegular() {
@@ -177,6 +183,13 @@ func (a *app) resolveOutput(path string) (*outputTarget, error) {
 	}
 	if err := a.checkNotInput(path, fi); err != nil {
 		return nil, err
+	}
+	if t.exists {
+		// The rename below needs the directory's permission only; the
+		// file's own decides, as it would for writing into the file.
+		if err := checkWritable(t.path, fi); err != nil {
+			return nil, writeError(path, err)
+		}
 	}
 	return t, nil
 }
@@ -241,7 +254,8 @@ func checkDir(path, dir string) error {
 }
 
 // checkOutput rejects an output path that cannot be written (a directory,
-// a socket, a file in a directory that does not exist) or that is one of the inputs recorded so far, so that a
+// a socket, a file in a directory that does not exist, a file the process
+// may not write) or that is one of the inputs recorded so far, so that a
 // command can refuse it before its work rather than after. "" (no output)
 // and "-" pass.
 func (a *app) checkOutput(path string) error {
@@ -357,6 +371,12 @@ func (w *outputWrite) replace(copyTo func(io.Writer) error) (err error) {
 	dir, name := filepath.Split(w.t.path)
 	f, err := createTemp(dir, name)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// The directory exists (resolveOutput saw it), yet a file
+			// cannot be created in it: a file system such as /proc.
+			// Say so, rather than "no such file or directory".
+			return &exitError{exitInput, fmt.Errorf("cannot write %s: cannot create a file in %s (%s)", w.t.given, filepath.Clean(cmp.Or(dir, ".")), errorText(err))}
+		}
 		return writeError(w.t.given, err)
 	}
 	w.mu.Lock()

@@ -3,11 +3,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -200,4 +202,137 @@ func TestOutputIsNotStandardInput(t *testing.T) {
 	plan, err := cmd.Output()
 	require.NoError(t, err, stderr.String())
 	assert.Contains(t, string(plan), `"cost"`)
+}
+
+// TestOutputNotWritable runs hieropt as an unprivileged user (nobody) with
+// -o naming a file it may not write, root's and read-only (0444), in a
+// directory anyone may write: world-writable, world-writable and sticky
+// (/tmp's mode), and the user's own sticky one. The rename would replace
+// the file in the first and the last (and it used to, the new file then
+// the user's: issue 30, item 2); writing into the file would be refused,
+// and so is the output now: exit 2, "permission denied", the file as it
+// was. It needs root, to make the files and to run as nobody.
+func TestOutputNotWritable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: to make a root-owned file and run hieropt as another user")
+	}
+	const nobody = 65534
+	// The test binary, copied where nobody may run it (go test's own
+	// directory is root's alone).
+	top, err := os.MkdirTemp("", "hieropt-notwritable-")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(top) })
+	require.NoError(t, os.Chmod(top, 0o755))
+	bin := filepath.Join(top, "hieropt")
+	self, err := os.Executable()
+	require.NoError(t, err)
+	copyFile(t, self, bin)
+	require.NoError(t, os.Chmod(bin, 0o755))
+	asNobody := func(t *testing.T, args ...string) (int, string) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "HIEROPT_TEST_MAIN=1")
+		cmd.Dir = top
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Skipf("cannot run as uid %d: %v", nobody, err)
+		}
+		return cmd.ProcessState.ExitCode(), stderr.String()
+	}
+	if code, stderr := asNobody(t, "--version"); code != exitOK {
+		t.Skipf("the test binary does not run as uid %d: exit %d: %s", nobody, code, stderr)
+	}
+	for _, tc := range []struct {
+		name  string
+		mode  os.FileMode
+		owner int // of the directory
+	}{
+		{"world-writable directory", 0o777, 0},
+		{"sticky world-writable directory", 0o777 | os.ModeSticky, 0},
+		{"the user's sticky directory", 0o777 | os.ModeSticky, nobody},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(top, strings.ReplaceAll(tc.name, " ", "-"))
+			require.NoError(t, os.Mkdir(dir, 0o755))
+			require.NoError(t, os.Chmod(dir, tc.mode))
+			require.NoError(t, os.Chown(dir, tc.owner, tc.owner))
+			out := filepath.Join(dir, "root.json")
+			require.NoError(t, os.WriteFile(out, []byte("root's\n"), 0o444))
+			require.NoError(t, os.Chmod(out, 0o444))
+			code, stderr := asNobody(t, "optimize", "--workload", "seed000-example", "--hw", "ethos-u55", "--no-search", "-q", "-o", out)
+			assert.Equal(t, exitInput, code, stderr)
+			assert.Equal(t, "hieropt: cannot write "+out+": permission denied\n", stderr)
+			data, err := os.ReadFile(out)
+			require.NoError(t, err)
+			assert.Equal(t, "root's\n", string(data))
+			fi, err := os.Stat(out)
+			require.NoError(t, err)
+			assert.Equal(t, uint32(0), fi.Sys().(*syscall.Stat_t).Uid, "the file's owner changed")
+			assert.Empty(t, leftovers(t, dir), "temporary files left")
+		})
+	}
+	// Root's file that anyone may write (0666), in root's sticky
+	// directory: writable, but the sticky bit forbids the rename over it.
+	// Refused, and the message names the output, not the temporary file
+	// the rename would have moved.
+	t.Run("sticky directory forbids the rename", func(t *testing.T) {
+		dir := filepath.Join(top, "sticky-rename")
+		require.NoError(t, os.Mkdir(dir, 0o755))
+		require.NoError(t, os.Chmod(dir, 0o777|os.ModeSticky))
+		out := filepath.Join(dir, "shared.json")
+		require.NoError(t, os.WriteFile(out, []byte("root's\n"), 0o666))
+		require.NoError(t, os.Chmod(out, 0o666))
+		code, stderr := asNobody(t, "optimize", "--workload", "seed000-example", "--hw", "ethos-u55", "--no-search", "-q", "-o", out)
+		assert.Equal(t, exitInput, code, stderr)
+		assert.Equal(t, "hieropt: cannot write "+out+": operation not permitted\n", stderr)
+		data, err := os.ReadFile(out)
+		require.NoError(t, err)
+		assert.Equal(t, "root's\n", string(data))
+		assert.Empty(t, leftovers(t, dir), "temporary files left")
+	})
+	// A file the user may write, in the same directories' kind: written.
+	t.Run("the user's own file", func(t *testing.T) {
+		dir := filepath.Join(top, "own")
+		require.NoError(t, os.Mkdir(dir, 0o777))
+		require.NoError(t, os.Chmod(dir, 0o777|os.ModeSticky))
+		out := filepath.Join(dir, "mine.json")
+		require.NoError(t, os.WriteFile(out, []byte("old\n"), 0o644))
+		require.NoError(t, os.Chown(out, nobody, nobody))
+		code, stderr := asNobody(t, "optimize", "--workload", "seed000-example", "--hw", "ethos-u55", "--no-search", "-q", "-o", out)
+		require.Equal(t, exitOK, code, stderr)
+		data, err := os.ReadFile(out)
+		require.NoError(t, err)
+		assert.Contains(t, string(data), `"cost"`)
+	})
+	// /proc/version: the reason, not the temporary file's "no such file
+	// or directory" (issue 30, item 11).
+	t.Run("/proc/version", func(t *testing.T) {
+		if _, err := os.Stat("/proc/version"); err != nil {
+			t.Skip("no /proc/version")
+		}
+		code, stderr := asNobody(t, "optimize", "--workload", "seed000-example", "--hw", "ethos-u55", "--no-search", "-q", "-o", "/proc/version")
+		assert.Equal(t, exitInput, code, stderr)
+		assert.Equal(t, "hieropt: cannot write /proc/version: permission denied\n", stderr)
+	})
+}
+
+// TestOutputInProc: -o /proc/version says why it cannot be written, not
+// the "no such file or directory" of the temporary file that /proc does
+// not let be created (issue 30, item 11). As root, who may open the file
+// for writing, that is the reason; as another user, permission.
+func TestOutputInProc(t *testing.T) {
+	if _, err := os.Stat("/proc/version"); err != nil {
+		t.Skip("no /proc/version")
+	}
+	want := "hieropt: cannot write /proc/version: permission denied\n"
+	if os.Geteuid() == 0 {
+		want = "hieropt: cannot write /proc/version: cannot create a file in /proc (no such file or directory)\n"
+	}
+	r := runCLI(t, "", append(outputPlanArgs, "-o", "/proc/version")...)
+	assert.Equal(t, exitInput, r.code, r.stderr)
+	assert.Equal(t, want, r.stderr)
 }

@@ -164,9 +164,14 @@ func flagNames(fs *pflag.FlagSet) []string {
 	return out
 }
 
+// errorText is the system's reason in err, without the paths that
+// messages name themselves (a rename's error names the temporary file).
 func errorText(err error) string {
 	if pe := (*os.PathError)(nil); errors.As(err, &pe) {
 		return pe.Err.Error()
+	}
+	if le := (*os.LinkError)(nil); errors.As(err, &le) {
+		return le.Err.Error()
 	}
 	return fmt.Sprint(err)
 }
