@@ -64,6 +64,8 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+
+	"github.com/hieropt/hieropt/internal/writable"
 )
 
 // tmpInfix marks the temporary files of outputs: .NAME.hieropt-tmp-NNN.
@@ -187,7 +189,7 @@ func (a *app) resolveOutput(path string) (*outputTarget, error) {
 	if t.exists {
 		// The rename below needs the directory's permission only; the
 		// file's own decides, as it would for writing into the file.
-		if err := checkWritable(t.path, fi); err != nil {
+		if err := writable.Check(t.path, fi); err != nil {
 			return nil, writeError(path, err)
 		}
 	}

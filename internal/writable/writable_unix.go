@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package writable
 
 import (
 	"io/fs"
@@ -8,11 +8,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// checkWritable reports why the process may not write the existing file
+// Check reports why the process may not write the existing file
 // at path (fi, its os.Stat), or nil if it may: access(2) with W_OK, which
 // says what opening the file for writing would (for root, writable even
 // at mode 0444, as open would let root write it; not on a read-only file
 // system).
-func checkWritable(path string, _ fs.FileInfo) error {
+func Check(path string, _ fs.FileInfo) error {
 	return unix.Access(path, unix.W_OK)
 }
