@@ -169,6 +169,14 @@ levels:
 			}
 		})
 	}
+	// The config file named by HIEROPT_CONFIG rather than --config.
+	t.Run("HIEROPT_CONFIG", func(t *testing.T) {
+		t.Setenv("HIEROPT_CONFIG", in("c.yaml"))
+		r := runCLI(t, "", "gen", "-o", in("c.yaml"))
+		assert.Equal(t, exitInput, r.code, r.stderr)
+		assert.Equal(t, "hieropt: cannot write "+in("c.yaml")+": it is the input "+inputerr.Doc("config", in("c.yaml"))+"\n", r.stderr)
+		assert.Equal(t, before, snapshot(t, dir), "an input changed")
+	})
 }
 
 // TestOutputIsNotStandardInput: standard input redirected from a regular
