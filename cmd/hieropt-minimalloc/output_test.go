@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,7 +45,7 @@ func TestOutputNotWritable(t *testing.T) {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	err = cmd.Run()
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+	if ee := (*exec.ExitError)(nil); err != nil && !errors.As(err, &ee) {
 		t.Skipf("cannot run as uid %d: %v", nobody, err)
 	}
 	assert.Equal(t, 2, cmd.ProcessState.ExitCode(), stderr.String())
