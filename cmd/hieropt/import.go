@@ -92,6 +92,7 @@ element (1 for an int8 deployment).`,
 		opts := onnx.Options{DTypeBytes: o.DTypeBytes, Dims: dims, Name: o.Name}
 		var data []byte
 		var err error
+		a.noteInput(onnx.DocName(args[0]), args[0])
 		if args[0] == "-" {
 			data, err = io.ReadAll(a.stdin)
 			if err != nil {
@@ -159,6 +160,7 @@ A model with more than one subgraph (control flow) is refused.`,
 		opts := tfliteimp.Options{Name: o.Name}
 		var prog *workload.Program
 		var err error
+		a.noteInput(tfliteimp.DocName(args[0]), args[0])
 		if args[0] == "-" {
 			data, rerr := io.ReadAll(a.stdin)
 			if rerr != nil {

@@ -31,6 +31,7 @@ func (a *app) loadWorkload(arg string) (*workload.Program, string, error) {
 	if arg == "" {
 		return nil, "", usageErrorf("--workload is required (a file, - for stdin, or a built-in: %s)", strings.Join(workloads.Names(), ", "))
 	}
+	a.noteInput(workload.DocName(arg), arg)
 	if arg == "-" {
 		data, err := a.readStdin(workload.DocName("-"))
 		if err != nil {
@@ -75,6 +76,7 @@ func (a *app) readProfile(arg string) (*hw.Profile, []hw.Ignored, error) {
 	if arg == "" {
 		return nil, nil, usageErrorf("--hw is required (a YAML file or a built-in: %s)", strings.Join(profiles.Names(), ", "))
 	}
+	a.noteInput(hw.DocName(arg), arg)
 	if arg == "-" {
 		data, err := io.ReadAll(a.stdin)
 		if err != nil {

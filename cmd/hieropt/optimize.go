@@ -21,9 +21,11 @@ import (
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/arena"
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/render"
 	"github.com/hieropt/hieropt/search"
 	"github.com/hieropt/hieropt/segments"
+	"github.com/hieropt/hieropt/workload"
 )
 
 type optimizeOptions struct {
@@ -266,10 +268,12 @@ func (a *app) optimize(o *optimizeOptions, s *hieropt.Settings) error {
 	tm := newTiming(start, s.TimeLimit)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// An output that cannot be written is refused now, not after the
-	// search.
+	// An output that cannot be written, or that is an input, is refused
+	// now, not after the search.
+	a.noteInput(workload.DocName(o.Workload), o.Workload)
+	a.noteInput(hw.DocName(o.HW), o.HW)
 	for _, out := range []string{o.Output, o.Report} {
-		if err := checkOutput(out); err != nil {
+		if err := a.checkOutput(out); err != nil {
 			return err
 		}
 	}

@@ -1,8 +1,9 @@
 package main
 
 // Writing outputs. Every file a command writes (optimize -o and --report,
-// render, report, pack, export, import, gen, sweep, tune, calibrate) goes
-// through (*app).writeOutput, which does what the path calls for:
+// render, report, pack, export, import, plan, gen, sweep, tune, calibrate,
+// diff, minimalloc) goes through (*app).writeOutput, which does what the
+// path calls for:
 //
 //   - "-": standard output.
 //   - A regular file, or a path that does not exist yet: atomically. The
@@ -12,7 +13,11 @@ package main
 //     existed keeps its permission bits; a new one gets 0666 less the umask,
 //     as os.Create would give it. (A rename makes a new file: its owner is
 //     the writer, and other hard links to the old file keep the old
-//     content.)
+//     content.) An existing file is replaced only if the process may write
+//     it (access(2) on Unix, the read-only attribute on Windows): the
+//     rename needs only the directory's permission, which would let a user
+//     replace, say, someone else's read-only file in a world-writable
+//     directory.
 //   - A symbolic link, or a chain of them, relative or absolute: followed
 //     to the file it ends at, which is written as above. The link stays a
 //     link; a dangling link gets its target created. A link whose text
@@ -23,8 +28,18 @@ package main
 //     /dev/null, and the reader of a FIFO gets the output. Opening a FIFO
 //     waits for its reader.
 //   - A directory or a socket, or a new file in a directory that does not
-//     exist: an error (exit 2) naming the path. optimize checks its
-//     outputs so before it plans (checkOutput).
+//     exist: an error (exit 2) naming the path.
+//
+// No output replaces one of the command's inputs: each command records the
+// files it reads (noteInput: workloads, profiles, plans, models, CSVs,
+// samples, the --config file, standard input when it is a regular file),
+// and an output that is the same file as one of them, by identity
+// (os.SameFile: through symbolic links and hard links too), is refused
+// (exit 2) naming the output and the input. Devices and FIFOs are not
+// recorded: reading one and writing it is no overwrite. Commands that work
+// long or print before they write (optimize, pack, sweep, plan tflm, tune)
+// check their outputs so, their inputs recorded, before that work
+// (checkOutput).
 //
 // The output is produced in memory first, so a command that fails while
 // producing it touches nothing, and the temporary file exists only while
@@ -37,6 +52,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +64,8 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+
+	"github.com/hieropt/hieropt/internal/writable"
 )
 
 // tmpInfix marks the temporary files of outputs: .NAME.hieropt-tmp-NNN.
@@ -64,7 +82,7 @@ func (a *app) writeOutput(path string, fill func(io.Writer) error) error {
 	var t *outputTarget
 	if path != "-" {
 		var err error
-		if t, err = resolveOutput(path); err != nil {
+		if t, err = a.resolveOutput(path); err != nil {
 			return err
 		}
 	}
@@ -100,8 +118,87 @@ func writeError(path string, err error) error {
 	return &exitError{exitInput, fmt.Errorf("cannot write %s: %s", path, errorText(err))}
 }
 
-// resolveOutput finds what path is and how to write it.
-func resolveOutput(path string) (*outputTarget, error) {
+// inputFile is a file the command reads, which no output may replace.
+type inputFile struct {
+	doc string      // what it is, as errors name it: workload "in.json"
+	fi  fs.FileInfo // the file, as os.Stat (or standard input's Stat) gave it
+}
+
+// noteInput records that the command reads path ("-": standard input) as
+// the document doc (workload "in.json"), so that no output replaces it
+// (checkNotInput). Only a regular file is recorded: a device or a FIFO
+// that is read and written is not overwritten, and a path that cannot be
+// stat'ed is not read either (the reader says why). Standard input is
+// recorded when it is a regular file (hieropt ... --workload - < in.json).
+// Recording a file twice, or before reading it, is harmless.
+func (a *app) noteInput(doc, path string) {
+	var fi fs.FileInfo
+	var err error
+	switch path {
+	case "":
+		return
+	case "-":
+		f, ok := a.stdin.(*os.File)
+		if !ok {
+			return
+		}
+		fi, err = f.Stat()
+	default:
+		fi, err = os.Stat(path)
+	}
+	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	a.inputsMu.Lock()
+	defer a.inputsMu.Unlock()
+	for _, in := range a.inputs {
+		if os.SameFile(in.fi, fi) {
+			return
+		}
+	}
+	if path == "-" {
+		doc += " (standard input)"
+	}
+	a.inputs = append(a.inputs, inputFile{doc: doc, fi: fi})
+}
+
+// checkNotInput refuses the output path (given as the user gave it) when
+// fi, the file it ends at, is one of the inputs noteInput recorded.
+func (a *app) checkNotInput(path string, fi fs.FileInfo) error {
+	a.inputsMu.Lock()
+	defer a.inputsMu.Unlock()
+	for _, in := range a.inputs {
+		if os.SameFile(in.fi, fi) {
+			return &exitError{exitInput, fmt.Errorf("cannot write %s: it is the input %s", path, in.doc)}
+		}
+	}
+	return nil
+}
+
+// resolveOutput finds what path is and how to write it, and refuses an
+// output that is one of the command's inputs or that the process may not
+// write.
+func (a *app) resolveOutput(path string) (*outputTarget, error) {
+	t, fi, err := resolveTarget(path)
+	if err != nil || fi == nil || !fi.Mode().IsRegular() {
+		return t, err
+	}
+	if err := a.checkNotInput(path, fi); err != nil {
+		return nil, err
+	}
+	if t.exists {
+		// The rename below needs the directory's permission only; the
+		// file's own decides, as it would for writing into the file.
+		if err := writable.Check(t.path, fi); err != nil {
+			return nil, writeError(path, err)
+		}
+	}
+	return t, nil
+}
+
+// resolveTarget finds what path is and how to write it, and returns the
+// file it ends at (os.Stat's; nil for a path that does not exist yet).
+func resolveTarget(path string) (*outputTarget, fs.FileInfo, error) {
 	t := &outputTarget{given: path, path: path}
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -109,38 +206,38 @@ func resolveOutput(path string) (*outputTarget, error) {
 		// links end.
 		end, err := linkEnd(path)
 		if err != nil {
-			return nil, writeError(path, err)
+			return nil, nil, writeError(path, err)
 		}
 		if err := checkDir(path, filepath.Dir(end)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		t.path = end
-		return t, nil
+		return t, nil, nil
 	}
 	if err != nil {
-		return nil, writeError(path, err)
+		return nil, nil, writeError(path, err)
 	}
 	switch mode := fi.Mode(); {
 	case mode.IsDir():
-		return nil, &exitError{exitInput, fmt.Errorf("cannot write %s: it is a directory", path)}
+		return nil, nil, &exitError{exitInput, fmt.Errorf("cannot write %s: it is a directory", path)}
 	case mode&fs.ModeSocket != 0:
-		return nil, &exitError{exitInput, fmt.Errorf("cannot write %s: it is a socket", path)}
+		return nil, nil, &exitError{exitInput, fmt.Errorf("cannot write %s: it is a socket", path)}
 	case !mode.IsRegular():
 		t.direct = true // a device or a FIFO
-		return t, nil
+		return t, fi, nil
 	}
 	end, err := linkEnd(path)
 	if err != nil {
-		return nil, writeError(path, err)
+		return nil, nil, writeError(path, err)
 	}
 	if efi, err := os.Lstat(end); err != nil || !os.SameFile(fi, efi) {
 		// A link whose text is not a path to the file: /dev/stdout
 		// redirected to a file, through /proc/self/fd/1.
 		t.direct, t.trunc = true, true
-		return t, nil
+		return t, fi, nil
 	}
 	t.path, t.exists, t.perm = end, true, fi.Mode().Perm()
-	return t, nil
+	return t, fi, nil
 }
 
 // checkDir reports, naming the output path, that dir, where the output
@@ -159,14 +256,15 @@ func checkDir(path, dir string) error {
 }
 
 // checkOutput rejects an output path that cannot be written (a directory,
-// a socket, a file in a directory that does not exist), so that a command
-// can refuse it before its work rather than after. "" (no output) and "-"
-// pass.
-func checkOutput(path string) error {
+// a socket, a file in a directory that does not exist, a file the process
+// may not write) or that is one of the inputs recorded so far, so that a
+// command can refuse it before its work rather than after. "" (no output)
+// and "-" pass.
+func (a *app) checkOutput(path string) error {
 	if path == "" || path == "-" {
 		return nil
 	}
-	_, err := resolveOutput(path)
+	_, err := a.resolveOutput(path)
 	return err
 }
 
@@ -275,6 +373,12 @@ func (w *outputWrite) replace(copyTo func(io.Writer) error) (err error) {
 	dir, name := filepath.Split(w.t.path)
 	f, err := createTemp(dir, name)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// The directory exists (resolveOutput saw it), yet a file
+			// cannot be created in it: a file system such as /proc.
+			// Say so, rather than "no such file or directory".
+			return &exitError{exitInput, fmt.Errorf("cannot write %s: cannot create a file in %s (%s)", w.t.given, filepath.Clean(cmp.Or(dir, ".")), errorText(err))}
+		}
 		return writeError(w.t.given, err)
 	}
 	w.mu.Lock()

@@ -37,7 +37,7 @@ func TestFailedOutputLeavesTheOldFile(t *testing.T) {
 			})
 		}, boom},
 		{"copy fails", func(path string) error {
-			tgt, err := resolveOutput(path)
+			tgt, err := new(app).resolveOutput(path)
 			require.NoError(t, err)
 			return tgt.write(func(w io.Writer) error {
 				_, _ = io.WriteString(w, "half a plan")
@@ -75,7 +75,7 @@ func TestSignalRemovesTheTemporaryFile(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "p.json")
 			require.NoError(t, os.WriteFile(path, []byte(old), 0o644))
-			tgt, err := resolveOutput(path)
+			tgt, err := new(app).resolveOutput(path)
 			require.NoError(t, err)
 			started, release, copied := make(chan struct{}), make(chan struct{}), make(chan struct{})
 			errc := make(chan error, 1)
@@ -127,7 +127,7 @@ func TestSignalWhileWaitingForAFIFOReader(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "plan.fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
-	tgt, err := resolveOutput(fifo)
+	tgt, err := new(app).resolveOutput(fifo)
 	require.NoError(t, err)
 	require.True(t, tgt.direct)
 	errc := make(chan error, 1)

@@ -185,6 +185,7 @@ func capacityFromName(path string) (int64, bool) {
 // readCSV reads a MiniMalloc problem from a file or stdin ("-").
 func (a *app) readCSV(path string) (*pack.Problem, error) {
 	doc := inputerr.Doc("CSV", path)
+	a.noteInput(doc, path)
 	if path == "-" {
 		data, err := a.readStdin(doc)
 		if err != nil {
@@ -222,7 +223,7 @@ func (a *app) pack(o *packOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := a.packOutputs(o.Output, ins, args); err != nil {
+	if err := a.packOutputs(o.Output, ins); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -481,8 +482,8 @@ func noPackingMessage(in *packInstance, named bool) string {
 }
 
 // packOutputs decides where each solution goes, and refuses outputs that
-// would overwrite an input or each other.
-func (a *app) packOutputs(out string, ins []*packInstance, files []string) error {
+// would overwrite an input (checkOutput) or each other.
+func (a *app) packOutputs(out string, ins []*packInstance) error {
 	if out == "" {
 		return nil
 	}
@@ -508,13 +509,11 @@ func (a *app) packOutputs(out string, ins []*packInstance, files []string) error
 			return usageErrorf("-o %s: %s and %s would both write %s", out, prev, in.name, in.out)
 		}
 		seen[in.out] = in.name
-		ost, err := os.Stat(in.out)
-		if err != nil {
-			continue
-		}
-		for _, f := range files {
-			if fst, err := os.Stat(f); err == nil && os.SameFile(ost, fst) {
-				return usageErrorf("-o %s: would overwrite the input %s", out, f)
+		// An existing file is checked now (an input, or not writable);
+		// a new one in a directory pack creates cannot be yet.
+		if _, err := os.Stat(in.out); err == nil {
+			if err := a.checkOutput(in.out); err != nil {
+				return err
 			}
 		}
 	}

@@ -180,7 +180,7 @@ func TestPackExitCodes(t *testing.T) {
 		{[]string{"pack", in, "--capacity", "-3"}, `--capacity "-3"`},
 		{[]string{"pack", in, "--time-limit", "-1s"}, "--time-limit"},
 		{[]string{"pack", in, in, "-o", "-"}, "-o -: with 2 inputs"},
-		{[]string{"pack", in, "-o", in}, "would overwrite the input"},
+		{[]string{"pack", in, "-o", in}, "cannot write " + in + ": it is the input CSV"},
 		{[]string{"pack", "-", "--workload", "-"}, "only one input can read stdin"},
 		{[]string{"pack", filepath.Join(dir, "nope.5.csv")}, "cannot read: no such file or directory"},
 	} {

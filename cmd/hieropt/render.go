@@ -298,6 +298,7 @@ func title(path string, pl *plan.Plan) string {
 
 // readPlan reads a plan document from a file or, for "-", stdin.
 func (a *app) readPlan(path string) (*plan.Plan, error) {
+	a.noteInput(plan.DocName(path), path)
 	if path != "-" {
 		if err := a.checkInputSize(plan.DocName(path), path); err != nil {
 			return nil, err

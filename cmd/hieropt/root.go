@@ -2,12 +2,14 @@ package main
 
 import (
 	"io"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
 
-// app is what every subcommand shares: the process's streams. There is no
-// other shared state; each command binds its own settings.
+// app is what every subcommand shares: the process's streams, and the
+// inputs the command has read. There is no other shared state; each
+// command binds its own settings.
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -17,6 +19,10 @@ type app struct {
 	// quiet turns off notes on stderr (--quiet, or --format json); set
 	// before each command runs.
 	quiet bool
+	// inputs are the files the command reads, which no output may
+	// replace (noteInput, checkNotInput).
+	inputsMu sync.Mutex
+	inputs   []inputFile
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -62,6 +68,7 @@ or SIGTERM (optimize and pack write what they found so far and say so).
 	addQuietFlag(root)
 	root.PersistentFlags().String("max-memory", "", "reject inputs too large to plan within this much memory, before reading them (e.g. 4G; env HIEROPT_MAX_MEMORY; default 80% of RAM)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		a.noteConfig(cmd)
 		if err := a.setMaxMemory(cmd); err != nil {
 			return err
 		}

@@ -42,6 +42,17 @@ func bindSettings(cmd *cobra.Command, out any) error {
 	return nil
 }
 
+// noteConfig records the config file that bindSettings will read (--config,
+// else HIEROPT_CONFIG) as an input of the command, which no output may
+// replace.
+func (a *app) noteConfig(cmd *cobra.Command) {
+	file, _ := cmd.Flags().GetString("config")
+	if !cmd.Flags().Changed("config") {
+		file = os.Getenv("HIEROPT_CONFIG")
+	}
+	a.noteInput(inputerr.Doc("config", file), file)
+}
+
 // configSection reads the config file and returns the section of cmd,
 // rejecting unknown sections and settings so that a typo is never ignored.
 func configSection(cmd *cobra.Command, file string) (map[string]any, error) {
@@ -153,9 +164,14 @@ func flagNames(fs *pflag.FlagSet) []string {
 	return out
 }
 
+// errorText is the system's reason in err, without the paths that
+// messages name themselves (a rename's error names the temporary file).
 func errorText(err error) string {
 	if pe := (*os.PathError)(nil); errors.As(err, &pe) {
 		return pe.Err.Error()
+	}
+	if le := (*os.LinkError)(nil); errors.As(err, &le) {
+		return le.Err.Error()
 	}
 	return fmt.Sprint(err)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hieropt/hieropt"
 	"github.com/hieropt/hieropt/hw"
+	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/sweep"
 	"github.com/hieropt/hieropt/workload"
@@ -332,6 +333,11 @@ func (a *app) sweep(o *sweepOptions) error {
 		}
 		profiles = append(profiles, prof)
 	}
+	// The runs take long: an output that would be refused is refused
+	// first.
+	if err := a.checkOutput(o.Output); err != nil {
+		return err
+	}
 	names := make([]string, len(works))
 	for i, w := range works {
 		names[i] = w.prog.Name
@@ -442,6 +448,7 @@ func (a *app) sweepMerge(o *sweepMergeOptions, files []string) error {
 	}
 	var tables []*sweep.Table
 	for _, file := range files {
+		a.noteInput(inputerr.Doc("sweep CSV", file), file)
 		t, err := readSweepCSV(file)
 		if err != nil {
 			return err

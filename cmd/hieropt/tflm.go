@@ -67,6 +67,7 @@ two levels, or breaks a rule); 2 bad input.`,
 		if err != nil {
 			return err
 		}
+		a.noteInput(tflm.DocName(o.Model), o.Model)
 		m, err := tflm.ReadFile(o.Model)
 		if err != nil {
 			return err
@@ -200,8 +201,14 @@ the machine's speed).`,
 		if err != nil || arena <= 0 {
 			return usageErrorf("--arena %q: want a positive number of bytes (K, M, G suffixes allowed)", o.Arena)
 		}
+		a.noteInput(tflm.DocName(args[0]), args[0])
 		m, err := tflm.ReadFile(args[0])
 		if err != nil {
+			return err
+		}
+		// Planning takes up to --time-limit: an output that would be
+		// refused is refused first.
+		if err := a.checkOutput(o.Output); err != nil {
 			return err
 		}
 		po := tflm.PlanOptions{Capacity: arena, NodeLimit: planTFLMNodeLimit}

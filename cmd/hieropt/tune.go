@@ -97,6 +97,10 @@ func (a *app) tune(o *tuneOptions, file string) error {
 	if _, err := hw.Parse(o.Output, buf.Bytes()); err != nil {
 		return internalErrorf("the fitted profile is invalid: %v", err)
 	}
+	// Refused outputs are refused before the table is printed.
+	if err := a.checkOutput(o.Output); err != nil {
+		return err
+	}
 	table := a.stdout
 	if o.Output == "-" {
 		table = a.stderr
@@ -124,6 +128,7 @@ func (a *app) tune(o *tuneOptions, file string) error {
 
 // readSamples reads a samples file, or stdin for "-".
 func (a *app) readSamples(file string) ([]calibrate.Sample, error) {
+	a.noteInput(calibrate.DocName(file), file)
 	if file == "-" {
 		return calibrate.ReadSamples("-", a.stdin)
 	}

@@ -79,7 +79,7 @@
 //
 //	0  solved; the output written (nothing is written without --output, as MiniMalloc)
 //	1  no packing within the capacity (proven, or none found before --timeout); a flag error; --help
-//	2  the input cannot be read or is invalid, no --input, or the output cannot be written
+//	2  the input cannot be read or is invalid, no --input, or the output cannot be written (or is the input)
 //	3  internal error
 //
 // A failed write to stdout or stderr turns exit 0 into 2.

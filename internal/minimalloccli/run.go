@@ -137,6 +137,10 @@ func (r *runner) run() int {
 		r.note("%v", err)
 		return ExitInput
 	}
+	if sameFile(f.Output, f.Input) {
+		r.note("cannot write %s: it is the input %s", f.Output, inputerr.Doc("CSV", f.Input))
+		return ExitInput
+	}
 	offsets, code := r.solve(bufs)
 	if code != ExitOK {
 		return code
@@ -159,6 +163,21 @@ func (r *runner) run() int {
 		return ExitInput
 	}
 	return ExitOK
+}
+
+// sameFile reports whether output names the regular file input names, by
+// identity (os.SameFile: through symbolic and hard links): writing it
+// would replace the input.
+func sameFile(output, input string) bool {
+	if output == "" || output == "-" {
+		return false
+	}
+	of, err := os.Stat(output)
+	if err != nil || !of.Mode().IsRegular() {
+		return false
+	}
+	inf, err := os.Stat(input)
+	return err == nil && os.SameFile(of, inf)
 }
 
 // readInput reads the input CSV.

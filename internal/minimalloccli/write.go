@@ -8,14 +8,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/hieropt/hieropt/internal/writable"
 )
 
 // WriteFile writes what fill produces to path, all or nothing: "-" is
 // stdout; a device or a FIFO is written directly; any other path (a
 // symbolic link is followed) gets a temporary file beside it, synced and
 // renamed over it, so that a reader sees the old file or the new one,
-// never a part. An existing file keeps its permission bits; a new one gets
-// 0644. An error of fill writes nothing.
+// never a part. An existing file is replaced only if the process may write
+// it (package writable: the rename alone needs only the directory's
+// permission), and keeps its permission bits; a new one gets 0644. An
+// error of fill writes nothing.
 //
 // hieropt's own commands write through cmd/hieropt's writeOutput, which
 // handles signals too; this is the standalone binary's.
@@ -47,6 +51,11 @@ func WriteFile(path string, stdout io.Writer, fill func(io.Writer) error) error 
 		}
 		return nil
 	case err == nil:
+		// The rename below needs the directory's permission only; the
+		// file's own decides, as it would for writing into the file.
+		if err := writable.Check(path, fi); err != nil {
+			return fmt.Errorf("cannot write %s: %w", path, err)
+		}
 		perm = fi.Mode().Perm()
 		if target, err = filepath.EvalSymlinks(path); err != nil {
 			return fmt.Errorf("cannot write %s: %w", path, err)
