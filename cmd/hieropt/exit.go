@@ -160,11 +160,17 @@ func writeJSONError(w io.Writer, err error, code int, msg string) {
 	}
 	d := detail{Message: msg, ExitCode: code}
 	var ie *inputerr.Error
+	var te *state.TooLargeError
 	switch {
 	case errors.As(err, &ie):
 		d.Kind = "input"
 		d.Document, d.File = splitDoc(ie.Doc)
 		d.Item, d.Rule = ie.Item, oneLine(ie.Rule)
+	case code == exitFailed && errors.As(err, &te) && te.Doc != "":
+		// A block that fits no level: valid documents, infeasible together.
+		d.Kind = "infeasible or invalid"
+		d.Document, d.File = splitDoc(te.Doc)
+		d.Item, d.Rule = te.Item, oneLine(te.Reason)
 	case code == exitFailed:
 		d.Kind = "infeasible or invalid"
 	case code == exitInterrupted:
