@@ -88,6 +88,7 @@ func run(args []string, stdin io.Reader, rawStdout, rawStderr io.Writer) (code i
 	if strings.HasPrefix(err.Error(), "unknown command") {
 		err = &exitError{exitInput, err}
 	}
+	err = fromSource(cmd, err)
 	code = exitCode(err)
 	msg := oneLine(err.Error())
 	if errors.As(err, new(*silentError)) {

@@ -68,7 +68,7 @@ levels hold); 2 is for documents, settings or arguments that are malformed.`,
 		}
 		return a.setQuiet(cmd)
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+	root.SetFlagErrorFunc(flagError)
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newOptimizeCmd(a),
@@ -92,7 +92,7 @@ levels hold); 2 is for documents, settings or arguments that are malformed.`,
 		newMiniMallocCmd(a),
 	)
 	for _, c := range root.Commands() {
-		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+		c.SetFlagErrorFunc(flagError)
 	}
 	return root
 }
