@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -155,7 +156,7 @@ func Parse(file string, data []byte) (g *Graph, err error) {
 	// malformed one; that is the file's fault, reported as such.
 	defer func() {
 		if r := recover(); r != nil {
-			g, err = nil, inputerr.New(doc, "", "malformed TFLite flatbuffer (truncated or corrupt): %v", r)
+			g, err = nil, FlatbufferError(doc, len(data), r)
 		}
 	}()
 	// The generated code slices the buffer with its own lengths: a slice
@@ -185,6 +186,20 @@ func Parse(file string, data []byte) (g *Graph, err error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// FlatbufferError is the error for a panic r of the generated flatbuffer
+// code while it read a model of size bytes, which doc names. That code
+// trusts the offsets and lengths in the buffer: an index or slice out of
+// range means one of them points past the end, the file truncated or
+// corrupt, an input error said in one line (not in the runtime's words).
+// Any other panic is a bug and panics on. Recovering is confined to the
+// functions that read a model's flatbuffer (Parse here; tflm's readers).
+func FlatbufferError(doc string, size int, r any) error {
+	if e, ok := r.(runtime.Error); ok && strings.Contains(e.Error(), "out of range") {
+		return inputerr.New(doc, "", "truncated or corrupt flatbuffer: an offset or a length in it points past its end (%d bytes)", size)
+	}
+	panic(r)
 }
 
 func newProgram(file string, o Options) *workload.Program {
