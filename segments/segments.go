@@ -53,7 +53,7 @@ func init() {
 			}
 			return Fixed(n), nil
 		}},
-		Kind{"at:t1,t2,...", "segments end at the given timesteps (and at the last)", func(arg string, hasArg bool) (Strategy, error) {
+		Kind{"at:t1,t2,...", "segments end at the given timesteps, increasing, each from 0 to the program's last (and at the last)", func(arg string, hasArg bool) (Strategy, error) {
 			if !hasArg || arg == "" {
 				return nil, errors.New("want at:t1,t2,... (timesteps that end segments)")
 			}
