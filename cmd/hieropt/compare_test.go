@@ -206,7 +206,11 @@ func TestMaxMemoryBuiltin(t *testing.T) {
 		t.Setenv("HIEROPT_MAX_MEMORY", "")
 		assert.NoFileExists(t, out)
 	}
+	// bench's generated programs too.
+	r := runCLI(t, "", "bench", "--gen", "2000", "--hw", "ethos-u55", "--max-memory", "1M")
+	assert.Equal(t, exitInput, r.code, r.stderr)
+	assert.Regexp(t, `^hieropt: workload "gen-[^"]*": planning 2000 ops and \d+ blocks would need about .* of memory, more than --max-memory \(1.0 MiB\)\n$`, r.stderr)
 	// Within the limit, a built-in plans.
-	r := runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", "ethos-u55", "--max-memory", "1M", "--no-search", "-o", out)
+	r = runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", "ethos-u55", "--max-memory", "1M", "--no-search", "-o", out)
 	assert.Equal(t, exitOK, r.code, r.stderr)
 }
