@@ -98,7 +98,7 @@ func TestImportTFLite(t *testing.T) {
 	assert.Equal(t, exitInput, r.code)
 	// One line naming the file, not the runtime's "slice bounds out of
 	// range" (issue 30 item 10).
-	assert.Equal(t, "hieropt: TFLite model \""+trunc+"\": truncated or corrupt flatbuffer: an offset or a length in it points past its end (1000 bytes)\n", r.stderr)
+	assert.Equal(t, "hieropt: TFLite model \""+trunc+"\": operator codes: truncated or corrupt flatbuffer: a vector's offset points past the end (the file has 1000 bytes)\n", r.stderr)
 	assert.NoFileExists(t, x)
 	r = runCLI(t, "", "import", "tflite", "nope.tflite", "-o", x)
 	assert.Equal(t, exitInput, r.code)
