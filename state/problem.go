@@ -118,7 +118,11 @@ func Bind(prog *workload.Program, prof *hw.Profile, doc string, sem ...Semantics
 			a := max(lv.Alignment, blk.Align)
 			f, ok := roundUp(blk.Size, a)
 			if !ok {
-				return nil, inputerr.New(doc, prog.BlockItem(b), "size %d overflows when rounded up to the alignment %d of level %q", blk.Size, a, lv.Name)
+				// Past 2^63 bytes: no level holds it (capacities are at
+				// most hw.MaxCapacity), so the pair is infeasible.
+				return nil, &CapacityError{Workload: prog.Name, Hardware: prof.Name,
+					TooLarge: &TooLargeError{Block: blk.Name, Size: blk.Size, Doc: doc, Item: prog.BlockItem(b),
+						Reason: fmt.Sprintf("size %d overflows when rounded up to the alignment %d of level %q", blk.Size, a, lv.Name)}}
 			}
 			p.align[b*nl+l] = a
 			p.foot[b*nl+l] = f

@@ -61,7 +61,7 @@ func TestBindErrors(t *testing.T) {
 		{"larger than its pinned level", testprog.New("p", 1).Block("x", 2000, "activation", 0, 0, testprog.Pin("FAST")),
 			`test: block "x": needs 2000 B (size 2000 aligned to 16) but its pinned level "FAST" holds only 1024 B`, true},
 		{"overflow when aligned", testprog.New("p", 1).Block("x", 1<<63-1, "activation", 0, 0),
-			`test: block "x": size 9223372036854775807 overflows when rounded up to the alignment 16 of level "FAST"`, false},
+			`test: block "x": size 9223372036854775807 overflows when rounded up to the alignment 16 of level "FAST"`, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -62,7 +62,7 @@ func badKinds() []badKind {
 			}
 		}},
 		// Workloads that are well-formed but do not go with the good
-		// profile: a pin to a level it lacks, a footprint that overflows.
+		// profile: a pin to a level it lacks.
 		{dir: "bind", ext: ".json", code: exitInput, runs: func(f, out string) []badRun {
 			return []badRun{
 				{"optimize", []string{"optimize", "--workload", f, "--hw", prof, "-o", out}, false},
@@ -70,8 +70,8 @@ func badKinds() []badKind {
 			}
 		}},
 		// Valid workloads that cannot be planned on the good profile: a
-		// block no level it may use holds. Infeasible, exit 1, as when the
-		// live blocks overflow the levels.
+		// block no level it may use holds (its footprint may overflow).
+		// Infeasible, exit 1, as when the live blocks overflow the levels.
 		{dir: "infeasible", ext: ".json", code: exitFailed, runs: func(f, out string) []badRun {
 			return []badRun{
 				{"optimize", []string{"optimize", "--workload", f, "--hw", prof, "-o", out}, false},
