@@ -27,8 +27,9 @@ import (
 //  2. Binding: state.Bind checks prog against FORMATS.md section 1, prof
 //     against section 2, and one against the other (an *inputerr.Error
 //     naming the item and the rule, never a panic), builds the indexes
-//     the planners read, and checks that the blocks can fit at all (a
-//     *state.CapacityError if not).
+//     the planners read, checks that the blocks can fit at all (a
+//     *state.CapacityError if not) and that the timesteps of
+//     Settings.Search.Segments are the program's (a *SettingError if not).
 //  3. The planner that Settings.Planner names. The search: cost.initial's
 //     plan (the initializer in workload order, or where it cannot place
 //     a block the fallback plan, actions.FallbackPlan) and the plans of
@@ -110,6 +111,9 @@ func (r *run) bind(prog *workload.Program, prof *hw.Profile) error {
 	}
 	p, err := state.Bind(prog, prof, doc, state.Semantics{Timeline: m.Timeline()})
 	if err != nil {
+		return err
+	}
+	if err := r.s.checkSegments(p.Prog.Timesteps()); err != nil {
 		return err
 	}
 	if err := p.CheckCapacity(); err != nil {

@@ -126,6 +126,7 @@ func TestSettingsValidate(t *testing.T) {
 		{hieropt.Settings{Starts: []string{}}, `Settings.Starts []: want at least one initializer order, or nil for the default`},
 		{hieropt.Settings{Starts: []string{"kind", "size"}}, `Settings.Starts [kind size]: "size" is not a registered initializer order (registered: bound, kind, resident, resident-half, workload)`},
 		{hieropt.Settings{Starts: []string{"kind", "kind"}}, `Settings.Starts [kind kind]: "kind" is named twice`},
+		{hieropt.Settings{Search: search.Settings{Segments: segments.At{5, 3}}}, `Settings.Search.Segments "at:5,3": timestep 3 comes after 5 (want increasing order)`},
 	} {
 		err := c.s.Validate()
 		assert.EqualError(t, err, c.want)
@@ -147,6 +148,29 @@ func TestSettingsValidate(t *testing.T) {
 		fields = append(fields, se.Field)
 	}
 	assert.Equal(t, []string{"Search.Beam", "TimeLimit", "Search.Workers", "Repack"}, fields)
+}
+
+// TestPlanSegmentsPastTheEnd: segments.At's timesteps are checked against
+// the program once it is bound (issue 30 item 8: at:999 on a 68-op
+// program was accepted, and ignored): a *SettingError, no plan.
+func TestPlanSegmentsPastTheEnd(t *testing.T) {
+	prog, prof := documents(t, "resnet18-int8", "ethos-u55")
+	for _, c := range []struct {
+		at   segments.At
+		want string
+	}{
+		{segments.At{999}, `Settings.Search.Segments "at:999": timestep 999 is past the program's last timestep, 67 (it has 68 ops)`},
+		{segments.At{10, 68}, `Settings.Search.Segments "at:10,68": timestep 68 is past the program's last timestep, 67 (it has 68 ops)`},
+	} {
+		res, err := hieropt.Plan(context.Background(), prog, prof, &hieropt.Settings{Search: search.Settings{Segments: c.at}})
+		assert.Nil(t, res)
+		assert.EqualError(t, err, c.want)
+		var se *hieropt.SettingError
+		require.ErrorAs(t, err, &se)
+		assert.Equal(t, "Search.Segments", se.Field)
+	}
+	// The last timestep is one a segment may end at (it always does).
+	planOK(t, context.Background(), prog, prof, &hieropt.Settings{Planner: "initializer", Search: search.Settings{Segments: segments.At{0, 67}}})
 }
 
 func joinNames(names []string) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/search"
+	"github.com/hieropt/hieropt/segments"
 )
 
 // Settings configure Plan. A nil *Settings means all defaults; every zero
@@ -148,7 +149,28 @@ func (s *Settings) Validate() error {
 	if rule := startsRule(s.Starts); rule != "" {
 		bad("Starts", s.Starts, "%s", rule)
 	}
+	if err := segmentsRule(w.Segments, 0); err != nil {
+		bad("Search.Segments", w.Segments.Name(), "%v", err)
+	}
 	return errors.Join(errs...)
+}
+
+// segmentsRule checks a segments strategy that can be checked (segments.At:
+// its timesteps in order, and below T when T > 0), nil if it is fine.
+func segmentsRule(st segments.Strategy, T int) error {
+	if v, ok := st.(interface{ Validate(T int) error }); ok {
+		return v.Validate(T)
+	}
+	return nil
+}
+
+// checkSegments checks s.Search.Segments against a program of T timesteps,
+// which Validate cannot: a timestep past its end is a *SettingError.
+func (s *Settings) checkSegments(T int) error {
+	if err := segmentsRule(s.Search.Segments, T); err != nil {
+		return &SettingError{Field: "Search.Segments", Value: s.Search.Segments.Name(), Rule: err.Error()}
+	}
+	return nil
 }
 
 // startsRule says what is wrong with a list of starts, "" if nothing.

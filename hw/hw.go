@@ -133,6 +133,15 @@ func (p *Profile) LevelItem(i int) string {
 	return fmt.Sprintf("level %d", i)
 }
 
+// MaxCapacity is the largest capacity of a level, 2^60 bytes (1 EiB). The
+// planners compute offsets in int64 by sums of an offset, a footprint and
+// an alignment, each at most the capacity for a block the level holds (its
+// effective alignment is at most its footprint): an offset rounded up to an
+// alignment, plus a footprint, rounded up again stays below 4 * 2^60 =
+// 2^62, with room to spare, where larger levels could overflow (a level of
+// 2^63-1 bytes aligned to 2^62 did). FORMATS.md section 2.
+const MaxCapacity = 1 << 60
+
 // Validate checks every rule of FORMATS.md section 2. doc names the document
 // in errors.
 func (p *Profile) Validate(doc string) error {
@@ -161,6 +170,9 @@ func (p *Profile) Validate(doc string) error {
 		seen[l.Name] = i
 		if l.Capacity <= 0 {
 			return inputerr.New(doc, item, "capacity %d: must be > 0 bytes", l.Capacity)
+		}
+		if l.Capacity > MaxCapacity {
+			return inputerr.New(doc, item, "capacity %d: must be at most 2^60 = %d bytes (1 EiB: offsets are 64-bit integers, FORMATS.md section 2)", l.Capacity, int64(MaxCapacity))
 		}
 		if l.Alignment <= 0 {
 			return inputerr.New(doc, item, "alignment %d: must be > 0 bytes", l.Alignment)

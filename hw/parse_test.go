@@ -48,6 +48,15 @@ func replace(t *testing.T, s, old, new string) string {
 	return strings.Replace(s, old, new, 1)
 }
 
+// TestParseMaxCapacity: the largest capacity, 2^60, aligned to itself,
+// is a profile; one byte more is not (see the bad cases).
+func TestParseMaxCapacity(t *testing.T) {
+	in := replace(t, replace(t, base, "capacity: 4096", "capacity: 1152921504606846976"), "alignment: 16", "alignment: 1152921504606846976")
+	p, err := hw.Parse("p.yaml", []byte(in))
+	require.NoError(t, err)
+	assert.Equal(t, int64(hw.MaxCapacity), p.Levels[0].Capacity)
+}
+
 func TestParseValid(t *testing.T) {
 	p, err := hw.Parse("p.yaml", []byte(twoLevels))
 	require.NoError(t, err)
@@ -358,6 +367,14 @@ func TestParseBad(t *testing.T) {
 			return replace(t, base, "capacity: 4096", "capacity: 1152921504606846976.0")
 		},
 			doc + `: level "SRAM": line 7: field "capacity": integer 1.152921504606847e+18 is too large to be exact; write it without a fraction or exponent`},
+		// Issue 30 item 9: 2^63-1 bytes aligned to 2^62 overflowed the
+		// planner's offsets (exit 3); 2^60 is the largest capacity.
+		{"capacity 2^60 + 1", func(t *testing.T) string { return replace(t, base, "capacity: 4096", "capacity: 1152921504606846977") },
+			doc + `: level "SRAM": capacity 1152921504606846977: must be at most 2^60 = 1152921504606846976 bytes (1 EiB: offsets are 64-bit integers, FORMATS.md section 2)`},
+		{"capacity 2^63-1 aligned to 2^62", func(t *testing.T) string {
+			return replace(t, replace(t, base, "capacity: 4096", "capacity: 9223372036854775807"), "alignment: 16", "alignment: 4611686018427387904")
+		},
+			doc + `: level "SRAM": capacity 9223372036854775807: must be at most 2^60 = 1152921504606846976 bytes (1 EiB: offsets are 64-bit integers, FORMATS.md section 2)`},
 		{"capacity .inf", func(t *testing.T) string { return replace(t, base, "capacity: 4096", "capacity: .inf") },
 			doc + `: level "SRAM": line 7: field "capacity": want an integer, got +Inf`},
 		{"capacity .nan", func(t *testing.T) string { return replace(t, base, "capacity: 4096", "capacity: .nan") },

@@ -3,7 +3,6 @@ package segments
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -54,11 +53,11 @@ func init() {
 			}
 			return Fixed(n), nil
 		}},
-		Kind{"at:t1,t2,...", "segments end at the given timesteps (and at the last)", func(arg string, hasArg bool) (Strategy, error) {
+		Kind{"at:t1,t2,...", "segments end at the given timesteps, increasing, each from 0 to the program's last (and at the last)", func(arg string, hasArg bool) (Strategy, error) {
 			if !hasArg || arg == "" {
 				return nil, errors.New("want at:t1,t2,... (timesteps that end segments)")
 			}
-			var ts []int
+			var ts At
 			for _, f := range strings.Split(arg, ",") {
 				t, err := strconv.Atoi(strings.TrimSpace(f))
 				if err != nil || t < 0 {
@@ -66,8 +65,10 @@ func init() {
 				}
 				ts = append(ts, t)
 			}
-			sort.Ints(ts)
-			return At(ts), nil
+			if err := ts.Validate(0); err != nil {
+				return nil, err
+			}
+			return ts, nil
 		}},
 		Kind{"auto", "segments end where the program's working set (bytes of live non-constant blocks) is at a local minimum: between residual blocks, attention blocks, stages", func(_ string, hasArg bool) (Strategy, error) {
 			if hasArg {
@@ -118,9 +119,31 @@ func (f Fixed) Ends(prog *workload.Program) []bool {
 	return ends
 }
 
-// At ends segments at the given timesteps (sorted); timesteps past the
-// program's end are ignored.
+// At ends segments at the given timesteps, strictly increasing, each a
+// timestep of the program (0 to T-1 for T ops; the last always ends a
+// segment, named or not): Validate checks them, Parse and hieropt.Plan call
+// it.
 type At []int
+
+// Validate checks a's timesteps: each >= 0, each larger than the one
+// before (no duplicates, none out of order), and, when T > 0, each at most
+// T-1, the last timestep of a program of T ops. The error says which
+// timestep breaks which rule.
+func (a At) Validate(T int) error {
+	for i, t := range a {
+		switch {
+		case t < 0:
+			return fmt.Errorf("timestep %d is negative", t)
+		case i > 0 && t == a[i-1]:
+			return fmt.Errorf("timestep %d is given twice (want each once, in increasing order)", t)
+		case i > 0 && t < a[i-1]:
+			return fmt.Errorf("timestep %d comes after %d (want increasing order)", t, a[i-1])
+		case T > 0 && t >= T:
+			return fmt.Errorf("timestep %d is past the program's last timestep, %d (it has %d ops)", t, T-1, T)
+		}
+	}
+	return nil
+}
 
 // Name implements Strategy.
 func (a At) Name() string {

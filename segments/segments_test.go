@@ -54,9 +54,9 @@ func TestParse(t *testing.T) {
 		{"fixed:4", segments.Fixed(4), "fixed:4"},
 		{" fixed:4 ", segments.Fixed(4), "fixed:4"},
 		{"at:7", segments.At{7}, "at:7"},
-		{"at:7,1,3", segments.At{1, 3, 7}, "at:1,3,7"},
+		{"at:1,3,7", segments.At{1, 3, 7}, "at:1,3,7"},
 		{"at:2, 5", segments.At{2, 5}, "at:2,5"},
-		{"at:0,0", segments.At{0, 0}, "at:0,0"},
+		{"at:0", segments.At{0}, "at:0"},
 		{"auto", segments.Auto{}, "auto"},
 	}
 	for _, c := range cases {
@@ -89,6 +89,13 @@ func TestParseErrors(t *testing.T) {
 		{"at:1,x", `segments "at:1,x": "x" is not a timestep`},
 		{"at:1,,2", `segments "at:1,,2": "" is not a timestep`},
 		{"at:-1", `segments "at:-1": "-1" is not a timestep`},
+		{"at:-4", `segments "at:-4": "-4" is not a timestep`},
+		// Issue 30 item 8: out of order and repeated timesteps were sorted
+		// and kept silently; they are refused as a negative one is.
+		{"at:5,3", `segments "at:5,3": timestep 3 comes after 5 (want increasing order)`},
+		{"at:7,1,3", `segments "at:7,1,3": timestep 1 comes after 7 (want increasing order)`},
+		{"at:0,0", `segments "at:0,0": timestep 0 is given twice (want each once, in increasing order)`},
+		{"at:2,5,5", `segments "at:2,5,5": timestep 5 is given twice (want each once, in increasing order)`},
 		{"auto:3", `segments "auto:3": auto takes no argument`},
 		{"auto:", `segments "auto:": auto takes no argument`},
 		{"", `segments "": unknown strategy (want every, fixed:N, at:t1,t2,... or auto)`},
@@ -101,6 +108,34 @@ func TestParseErrors(t *testing.T) {
 			assert.Nil(t, s)
 			assert.EqualError(t, err, c.want)
 		})
+	}
+}
+
+// TestAtValidate: the timesteps of an At against a program of T ops: each
+// in [0, T-1], strictly increasing (issue 30 item 8: at:999 on a 64-op
+// program was accepted and ignored).
+func TestAtValidate(t *testing.T) {
+	cases := []struct {
+		at   segments.At
+		T    int
+		want string
+	}{
+		{segments.At{0, 5, 63}, 64, ""},
+		{segments.At{}, 64, ""},
+		{segments.At{999}, 0, ""}, // T unknown: only the order is checked
+		{segments.At{999}, 64, "timestep 999 is past the program's last timestep, 63 (it has 64 ops)"},
+		{segments.At{3, 64}, 64, "timestep 64 is past the program's last timestep, 63 (it has 64 ops)"},
+		{segments.At{5, 3}, 64, "timestep 3 comes after 5 (want increasing order)"},
+		{segments.At{4, 4}, 64, "timestep 4 is given twice (want each once, in increasing order)"},
+		{segments.At{-4}, 64, "timestep -4 is negative"},
+	}
+	for _, c := range cases {
+		err := c.at.Validate(c.T)
+		if c.want == "" {
+			assert.NoError(t, err, "%v", c.at)
+		} else {
+			assert.EqualError(t, err, c.want, "%v", c.at)
+		}
 	}
 }
 

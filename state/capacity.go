@@ -8,7 +8,8 @@ import (
 	"github.com/hieropt/hieropt/workload"
 )
 
-// CapacityError says that a program cannot fit a profile at all: at some
+// CapacityError says that a program cannot fit a profile at all: one of
+// its blocks fits no level it may use (TooLarge, from Bind), or at some
 // timestep its live blocks need more bytes than the levels hold together
 // (or its live blocks other than constants more than the writable levels
 // hold, or than a level holds the blocks pinned to it), however they are
@@ -25,9 +26,24 @@ type CapacityError struct {
 	Need, Have int64  // bytes
 	Capacities string // "SRAM 4194304 B + DRAM ..." for messages
 	Largest    []string
+	// TooLarge, when not nil, is Bind's finding that one block alone fits
+	// no level it may use; the fields above but Workload and Hardware are
+	// then zero, and the message is TooLarge's.
+	TooLarge *TooLargeError
+}
+
+// Unwrap returns TooLarge, if any.
+func (e *CapacityError) Unwrap() error {
+	if e.TooLarge == nil {
+		return nil
+	}
+	return e.TooLarge
 }
 
 func (e *CapacityError) Error() string {
+	if e.TooLarge != nil {
+		return e.TooLarge.Error()
+	}
 	where := "the levels hold " + fmt.Sprint(e.Have) + " B in total (" + e.Capacities + ")"
 	what := "its live blocks need"
 	if e.Writable {

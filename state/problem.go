@@ -74,9 +74,11 @@ const NoPin = -1
 // (Allowed) if the block is not pinned elsewhere, its footprint fits the
 // level's capacity, and the level is writable or the block a constant
 // (FORMATS.md rule 7, under every cost model). doc names the workload document
-// in errors (e.g. `workload "net.json"`). Every failure is an error (an
-// *inputerr.Error naming the document, the item and the rule), never a
-// panic, whatever prog and prof hold.
+// in errors (e.g. `workload "net.json"`). Every failure is an error, never a
+// panic, whatever prog and prof hold: an *inputerr.Error naming the
+// document, the item and the rule when a document is malformed; a
+// *CapacityError (its TooLarge set) when both are valid but a block fits
+// no level it may use, so that no plan exists, like CheckCapacity's.
 //
 // sem, at most one, is the semantics of the plan's cost model (the
 // caller knows the model; costmodel.Model.Timeline says which): without
@@ -116,7 +118,11 @@ func Bind(prog *workload.Program, prof *hw.Profile, doc string, sem ...Semantics
 			a := max(lv.Alignment, blk.Align)
 			f, ok := roundUp(blk.Size, a)
 			if !ok {
-				return nil, inputerr.New(doc, prog.BlockItem(b), "size %d overflows when rounded up to the alignment %d of level %q", blk.Size, a, lv.Name)
+				// Past 2^63 bytes: no level holds it (capacities are at
+				// most hw.MaxCapacity), so the pair is infeasible.
+				return nil, &CapacityError{Workload: prog.Name, Hardware: prof.Name,
+					TooLarge: &TooLargeError{Block: blk.Name, Size: blk.Size, Doc: doc, Item: prog.BlockItem(b),
+						Reason: fmt.Sprintf("size %d overflows when rounded up to the alignment %d of level %q", blk.Size, a, lv.Name)}}
 			}
 			p.align[b*nl+l] = a
 			p.foot[b*nl+l] = f
@@ -126,9 +132,10 @@ func Bind(prog *workload.Program, prof *hw.Profile, doc string, sem ...Semantics
 			}
 		}
 		if !fits {
-			e := inputerr.New(doc, prog.BlockItem(b), "%s", tooLarge(p, b))
-			e.Err = &TooLargeError{Block: blk.Name, Size: blk.Size}
-			return nil, e
+			// The documents are valid: they cannot be planned together, as
+			// when the live blocks overflow the levels (CheckCapacity).
+			return nil, &CapacityError{Workload: prog.Name, Hardware: prof.Name,
+				TooLarge: &TooLargeError{Block: blk.Name, Size: blk.Size, Doc: doc, Item: prog.BlockItem(b), Reason: tooLarge(p, b)}}
 		}
 	}
 	p.index()
@@ -275,15 +282,23 @@ func (p *Problem) BlockID(name string) (int, bool) {
 	return id, ok
 }
 
-// TooLargeError is the cause of Bind's error when a block fits no level
-// it may use, whatever else is placed.
+// TooLargeError is the cause of Bind's *CapacityError when a block fits
+// no level it may use, whatever else is placed: it is larger than every
+// level (with its alignment), than its pinned level, or than every
+// writable level when it is not a constant (FORMATS.md rule 7).
 type TooLargeError struct {
 	Block string
 	Size  int64
+	// Doc and Item name the workload document and the block in it, as
+	// an *inputerr.Error would; Reason says why the block fits nowhere.
+	Doc, Item, Reason string
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("block %q (%d B) is larger than every level it may use", e.Block, e.Size)
+	if e.Reason == "" {
+		return fmt.Sprintf("block %q (%d B) is larger than every level it may use", e.Block, e.Size)
+	}
+	return e.Doc + ": " + e.Item + ": " + e.Reason
 }
 
 func tooLarge(p *Problem, b int) string {

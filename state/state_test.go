@@ -2,6 +2,7 @@ package state_test
 
 import (
 	"cmp"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -44,26 +45,42 @@ func TestBindFootprints(t *testing.T) {
 
 func TestBindErrors(t *testing.T) {
 	prof := testprog.Profile("hw", fastSlow...)
+	// A malformed pair of documents is an input error; valid documents
+	// that cannot be planned together (a block fits no level it may use)
+	// are a *state.CapacityError, as when the live blocks overflow.
 	cases := []struct {
-		name string
-		prog *testprog.Builder
-		want string
+		name     string
+		prog     *testprog.Builder
+		want     string
+		tooLarge bool
 	}{
 		{"pin to a missing level", testprog.New("p", 1).Block("x", 8, "activation", 0, 0, testprog.Pin("L9")),
-			`test: block "x": pinned to level "L9", which hardware profile "hw" does not have (levels: FAST, SLOW)`},
+			`test: block "x": pinned to level "L9", which hardware profile "hw" does not have (levels: FAST, SLOW)`, false},
 		{"larger than every level", testprog.New("p", 1).Block("x", 2<<20, "activation", 0, 0),
-			`test: block "x": size 2097152 B is larger than every level of hardware profile "hw" (FAST 1024 B, SLOW 1048576 B)`},
+			`test: block "x": size 2097152 B is larger than every level of hardware profile "hw" (FAST 1024 B, SLOW 1048576 B)`, true},
 		{"larger than its pinned level", testprog.New("p", 1).Block("x", 2000, "activation", 0, 0, testprog.Pin("FAST")),
-			`test: block "x": needs 2000 B (size 2000 aligned to 16) but its pinned level "FAST" holds only 1024 B`},
+			`test: block "x": needs 2000 B (size 2000 aligned to 16) but its pinned level "FAST" holds only 1024 B`, true},
 		{"overflow when aligned", testprog.New("p", 1).Block("x", 1<<63-1, "activation", 0, 0),
-			`test: block "x": size 9223372036854775807 overflows when rounded up to the alignment 16 of level "FAST"`},
+			`test: block "x": size 9223372036854775807 overflows when rounded up to the alignment 16 of level "FAST"`, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := state.Bind(c.prog.Program(), prof, "test")
 			require.Error(t, err)
-			assert.True(t, inputerr.Is(err))
 			assert.Equal(t, c.want, err.Error())
+			var ce *state.CapacityError
+			var te *state.TooLargeError
+			if c.tooLarge {
+				assert.False(t, inputerr.Is(err), "valid documents: not an input error")
+				require.ErrorAs(t, err, &ce)
+				require.ErrorAs(t, err, &te)
+				assert.Same(t, te, ce.TooLarge)
+				assert.Equal(t, "x", te.Block)
+				assert.Equal(t, `block "x"`, te.Item)
+			} else {
+				assert.True(t, inputerr.Is(err))
+				assert.False(t, errors.As(err, &ce))
+			}
 		})
 	}
 }
@@ -153,7 +170,7 @@ var fastFlash = []testprog.Level{
 
 // TestBindReadOnly: a block other than a constant may not use a read-only
 // level: pinned there it is an input error; fitting only there, it is too
-// large; and Allowed never offers the level to it.
+// large (a capacity error); and Allowed never offers the level to it.
 func TestBindReadOnly(t *testing.T) {
 	prof := testprog.Profile("hw", fastFlash...)
 	cases := []struct {
@@ -170,13 +187,17 @@ func TestBindReadOnly(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := state.Bind(c.prog.Program(), prof, "test")
 			require.Error(t, err)
-			assert.True(t, inputerr.Is(err))
 			assert.Equal(t, c.want, err.Error())
 		})
 	}
+	_, err := state.Bind(cases[0].prog.Program(), prof, "test")
+	assert.True(t, inputerr.Is(err))
 	var tooLarge *state.TooLargeError
-	_, err := state.Bind(cases[1].prog.Program(), prof, "test")
+	var ce *state.CapacityError
+	_, err = state.Bind(cases[1].prog.Program(), prof, "test")
 	assert.ErrorAs(t, err, &tooLarge)
+	assert.ErrorAs(t, err, &ce)
+	assert.False(t, inputerr.Is(err))
 
 	onlyFlash := testprog.Profile("hw", testprog.Level{Name: "FLASH", Capacity: 1 << 20, Align: 64, Latency: 10, Bandwidth: 1, ReadOnly: true})
 	_, err = state.Bind(testprog.New("p", 1).Block("x", 8, "output", 0, 0).Program(), onlyFlash, "test")

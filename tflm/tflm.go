@@ -128,7 +128,7 @@ func Read(file string, data []byte) (m *Model, err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			m, err = nil, inputerr.New(doc, "", "malformed TFLite flatbuffer (truncated or corrupt): %v", r)
+			m, err = nil, tflite.FlatbufferError(doc, len(data), r)
 		}
 	}()
 	if m.Offline, err = readOffline(doc, schema.GetRootAsModel(data, 0)); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hieropt/hieropt/importer/tflite"
 	"github.com/hieropt/hieropt/importer/tflite/schema"
+	"github.com/hieropt/hieropt/inputerr"
 )
 
 // The fields of table Model in schema.fbs, by id.
@@ -17,6 +18,10 @@ const (
 	modelMeta    = 6
 	modelFields  = 10
 )
+
+// corrupt is Write's panic when an offset or a length of the model points
+// past its end: its recover makes it the input error it is.
+type corrupt string
 
 // Write returns a copy of the model with offsets as its offline plan
 // (version Version, 1 subgraph, N = len(offsets)): the existing
@@ -37,7 +42,11 @@ func (m *Model) Write(offsets []int32) (out []byte, err error) {
 	doc := DocName(m.File)
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("%s: malformed TFLite flatbuffer (truncated or corrupt): %v", doc, r)
+			if c, ok := r.(corrupt); ok {
+				out, err = nil, inputerr.New(doc, "", "truncated or corrupt flatbuffer: %s", string(c))
+				return
+			}
+			out, err = nil, tflite.FlatbufferError(doc, len(m.data), r)
 		}
 	}()
 	old := m.data
@@ -55,7 +64,7 @@ func (m *Model) Write(offsets []int32) (out []byte, err error) {
 	target := func(at flatbuffers.UOffsetT) uint32 { // where the uoffset at at points
 		t := uint64(at) + uint64(binary.LittleEndian.Uint32(old[at:]))
 		if t+4 > uint64(len(old)) {
-			panic(fmt.Sprintf("an offset at %d points to %d, beyond the file's %d bytes", at, t, len(old)))
+			panic(corrupt(fmt.Sprintf("an offset at %d points to %d, beyond the file's %d bytes", at, t, len(old))))
 		}
 		return uint32(t)
 	}
@@ -67,7 +76,7 @@ func (m *Model) Write(offsets []int32) (out []byte, err error) {
 		v := target(at)
 		n := binary.LittleEndian.Uint32(old[v:])
 		if !tflite.Fits(old, int(n), 4) {
-			panic(fmt.Sprintf("a vector of %d entries in %d bytes", n, len(old)))
+			panic(corrupt(fmt.Sprintf("a vector of %d entries in %d bytes", n, len(old))))
 		}
 		out := make([]uint32, n)
 		for j := range out {

@@ -61,9 +61,18 @@ func badKinds() []badKind {
 				{"inspect", []string{"inspect", "--workload", f}, false},
 			}
 		}},
-		// Workloads that are well-formed but cannot be planned on the good
-		// profile: a pin to a level it lacks, a block no level holds.
+		// Workloads that are well-formed but do not go with the good
+		// profile: a pin to a level it lacks.
 		{dir: "bind", ext: ".json", code: exitInput, runs: func(f, out string) []badRun {
+			return []badRun{
+				{"optimize", []string{"optimize", "--workload", f, "--hw", prof, "-o", out}, false},
+				{"optimize-stdin", []string{"optimize", "--workload", "-", "--hw", prof, "-o", out}, true},
+			}
+		}},
+		// Valid workloads that cannot be planned on the good profile: a
+		// block no level it may use holds (its footprint may overflow).
+		// Infeasible, exit 1, as when the live blocks overflow the levels.
+		{dir: "infeasible", ext: ".json", code: exitFailed, runs: func(f, out string) []badRun {
 			return []badRun{
 				{"optimize", []string{"optimize", "--workload", f, "--hw", prof, "-o", out}, false},
 				{"optimize-stdin", []string{"optimize", "--workload", "-", "--hw", prof, "-o", out}, true},
@@ -153,7 +162,7 @@ func loadBadCases(t *testing.T, k badKind) []badCase {
 }
 
 // TestBadInputCorpus runs every case of testdata/bad through the commands
-// that read its kind of document: each must exit 2 with exactly the one line
+// that read its kind of document: each must exit 2 (1 for infeasible/) with exactly the one line
 // of its .err file on stderr, no stack trace, nothing on stdout but what
 // the command prints before reading, and no output file.
 func TestBadInputCorpus(t *testing.T) {

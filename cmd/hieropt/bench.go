@@ -171,6 +171,10 @@ func (a *app) bench(o *benchOptions, s *hieropt.Settings) error {
 		if err != nil {
 			return internalErrorf("generating %d ops: %v", n, err)
 		}
+		// A generated program obeys --max-memory as a loaded one does.
+		if err := a.checkProgramSize(workload.DocName(prog.Name), prog); err != nil {
+			return err
+		}
 		sources = append(sources, source{prog, workload.DocName(prog.Name)})
 	}
 	for _, src := range sources {

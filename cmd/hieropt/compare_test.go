@@ -182,3 +182,35 @@ func TestMaxMemory(t *testing.T) {
 	r = runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", "ethos-u55", "--max-memory", "lots")
 	assert.Equal(t, exitInput, r.code)
 }
+
+// TestMaxMemoryBuiltin: a built-in workload obeys --max-memory as its file
+// does (issue 30 item 6: it was ignored, exit 0), both estimates: reading
+// its JSON, then planning its blocks and ops.
+func TestMaxMemoryBuiltin(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "p.json")
+	for _, w := range []string{repo("workloads", "resnet50-int8.json"), "resnet50-int8"} {
+		doc := w
+		if !strings.HasSuffix(w, ".json") {
+			doc = "builtin:" + w
+		}
+		r := runCLI(t, "", "optimize", "--workload", w, "--hw", "ethos-u55", "--max-memory", "100K", "-o", out)
+		assert.Equal(t, exitInput, r.code, r.stderr)
+		assert.Equal(t, `hieropt: workload "`+doc+`": 72217 bytes to read would need about 705.2 KiB of memory, more than --max-memory (100.0 KiB)`+"\n", r.stderr)
+		r = runCLI(t, "", "optimize", "--workload", w, "--hw", "ethos-u55", "--max-memory", "800K", "-o", out)
+		assert.Equal(t, exitInput, r.code, r.stderr)
+		assert.Equal(t, `hieropt: workload "`+doc+`": planning 174 ops and 459 blocks would need about 862.5 KiB of memory, more than --max-memory (800.0 KiB)`+"\n", r.stderr)
+		t.Setenv("HIEROPT_MAX_MEMORY", "1K")
+		r = runCLI(t, "", "inspect", "--workload", w)
+		assert.Equal(t, exitInput, r.code, r.stderr)
+		assert.Contains(t, r.stderr, `hieropt: workload "`+doc+`": 72217 bytes to read`)
+		t.Setenv("HIEROPT_MAX_MEMORY", "")
+		assert.NoFileExists(t, out)
+	}
+	// bench's generated programs too.
+	r := runCLI(t, "", "bench", "--gen", "2000", "--hw", "ethos-u55", "--max-memory", "1M")
+	assert.Equal(t, exitInput, r.code, r.stderr)
+	assert.Regexp(t, `^hieropt: workload "gen-[^"]*": planning 2000 ops and \d+ blocks would need about .* of memory, more than --max-memory \(1.0 MiB\)\n$`, r.stderr)
+	// Within the limit, a built-in plans.
+	r = runCLI(t, "", "optimize", "--workload", "seed000-example", "--hw", "ethos-u55", "--max-memory", "1M", "--no-search", "-o", out)
+	assert.Equal(t, exitOK, r.code, r.stderr)
+}

@@ -88,6 +88,7 @@ func run(args []string, stdin io.Reader, rawStdout, rawStderr io.Writer) (code i
 	if strings.HasPrefix(err.Error(), "unknown command") {
 		err = &exitError{exitInput, err}
 	}
+	err = fromSource(cmd, err)
 	code = exitCode(err)
 	msg := oneLine(err.Error())
 	if errors.As(err, new(*silentError)) {
@@ -160,11 +161,17 @@ func writeJSONError(w io.Writer, err error, code int, msg string) {
 	}
 	d := detail{Message: msg, ExitCode: code}
 	var ie *inputerr.Error
+	var te *state.TooLargeError
 	switch {
 	case errors.As(err, &ie):
 		d.Kind = "input"
 		d.Document, d.File = splitDoc(ie.Doc)
 		d.Item, d.Rule = ie.Item, oneLine(ie.Rule)
+	case code == exitFailed && errors.As(err, &te) && te.Doc != "":
+		// A block that fits no level: valid documents, infeasible together.
+		d.Kind = "infeasible or invalid"
+		d.Document, d.File = splitDoc(te.Doc)
+		d.Item, d.Rule = te.Item, oneLine(te.Reason)
 	case code == exitFailed:
 		d.Kind = "infeasible or invalid"
 	case code == exitInterrupted:

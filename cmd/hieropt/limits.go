@@ -94,9 +94,18 @@ func (a *app) checkInputSize(doc, path string) error {
 	if err != nil || !st.Mode().IsRegular() {
 		return nil // the read reports it
 	}
-	if need := st.Size() * bytesPerByteIn; need > a.maxMemory {
+	return a.checkDataSize(doc, st.Size())
+}
+
+// checkDataSize rejects a document of size bytes too large to read within
+// the memory limit.
+func (a *app) checkDataSize(doc string, size int64) error {
+	if a.maxMemory <= 0 {
+		return nil
+	}
+	if need := size * bytesPerByteIn; need > a.maxMemory {
 		return inputerr.New(doc, "", "%d bytes to read would need about %s of memory, more than --max-memory (%s)",
-			st.Size(), fmtBytes(need), fmtBytes(a.maxMemory))
+			size, fmtBytes(need), fmtBytes(a.maxMemory))
 	}
 	return nil
 }

@@ -55,9 +55,18 @@ func (a *app) loadWorkload(arg string) (*workload.Program, string, error) {
 		return p, workload.DocName(arg), a.checkProgramSize(workload.DocName(arg), p)
 	}
 	if errors.Is(err, fs.ErrNotExist) && isBuiltinName(arg) {
-		if _, ok := workloads.JSON(arg); ok {
+		if data, ok := workloads.JSON(arg); ok {
+			// The memory limit holds for a built-in as for its file: the
+			// same estimates, before decoding and before planning.
+			doc := workload.DocName("builtin:" + arg)
+			if err := a.checkDataSize(doc, int64(len(data))); err != nil {
+				return nil, "", err
+			}
 			p, err := workloads.Get(arg)
-			return p, workload.DocName("builtin:" + arg), err
+			if err == nil {
+				err = a.checkProgramSize(doc, p)
+			}
+			return p, doc, err
 		}
 		return nil, "", inputerr.New(workload.DocName(arg), "", "no such file and no built-in workload of that name (built-ins: %s)", strings.Join(workloads.Names(), ", "))
 	}

@@ -88,8 +88,8 @@ func verifyPlan(t *testing.T, workloadArg, hwArg, planFile string) *verify.Repor
 // TestOptimizeEveryWorkloadAndProfile plans every shipped workload on every
 // built-in profile with --no-search. Each either gives a plan that passes
 // the validator (and verify), or fails with exit 1 and a clear one-line
-// reason, or is rejected at once (exit 2) because one block is larger than
-// every level.
+// reason: the live blocks overflow the levels, or one block is larger than
+// every level it may use (the same exit status).
 func TestOptimizeEveryWorkloadAndProfile(t *testing.T) {
 	dir := t.TempDir()
 	planned := 0
@@ -108,12 +108,11 @@ func TestOptimizeEveryWorkloadAndProfile(t *testing.T) {
 				assert.Equal(t, exitOK, v.code, v.stderr)
 				planned++
 			case exitFailed:
-				assert.Regexp(t, `^hieropt: (workload ".*" cannot fit hardware profile|block ".*" \(\d+ B\) created at timestep \d+ fits no level)`, r.stderr)
-				assert.NoFileExists(t, out)
-			case exitInput:
-				// (every writable level on the Ethos-U55 and the K210, whose
-				// flash is read-only: FORMATS.md rule 7)
-				assert.Regexp(t, `^hieropt: workload "builtin:.*": block ".*": size \d+ B is larger than every (writable )?level`, r.stderr)
+				// A block larger than every level (every writable level on
+				// the Ethos-U55 and the K210, whose flash is read-only:
+				// FORMATS.md rule 7) is as infeasible as the live blocks
+				// overflowing the levels.
+				assert.Regexp(t, `^hieropt: (workload ".*" cannot fit hardware profile|block ".*" \(\d+ B\) created at timestep \d+ fits no level|workload "builtin:.*": block ".*": size \d+ B is larger than every (writable )?level)`, r.stderr)
 				assert.NoFileExists(t, out)
 			default:
 				t.Fatalf("%s on %s: exit %d: %s", w, h, r.code, r.stderr)
@@ -257,8 +256,6 @@ func TestBadInput(t *testing.T) {
 		{"pin to a missing level", []string{"optimize", "--hw", okProfile, "--workload", write("pin.json",
 			`{"format":"hieropt.workload/v1","name":"x","ops":[{"name":"a"}],"blocks":[{"name":"b","size":8,"kind":"activation","first":0,"last":0,"writes":[0],"reads":[0],"level":"SRAM"}]}`)}, "",
 			`hieropt: workload "` + filepath.Join(dir, "pin.json") + `": block "b": pinned to level "SRAM", which hardware profile "one-level-8k" does not have (levels: MEM)`},
-		{"block larger than any level", []string{"optimize", "--workload", "resnet18-int8", "--hw", okProfile}, "",
-			`hieropt: workload "builtin:resnet18-int8": block "x": size 150528 B is larger than every level of hardware profile "one-level-8k" (MEM 8192 B)`},
 		{"unknown flag", []string{"optimize", "--frobnicate"}, "", "hieropt: unknown flag: --frobnicate"},
 		{"unknown command", []string{"frobnicate"}, "", `hieropt: unknown command "frobnicate" for "hieropt"`},
 		{"unknown cost model", []string{"optimize", "--workload", "seed000-example", "--hw", okProfile, "--cost-model", "nope"}, "",
@@ -294,10 +291,41 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestInfeasibleExitsOne: valid documents that cannot be planned together
+// exit 1 whatever the reason (issue 30 item 5): the live blocks overflow
+// the levels, or one block is larger than every level it may use (on a
+// file profile, on a built-in one, or than its pinned level), with one
+// line naming the block or the levels; no plan is written.
 func TestInfeasibleExitsOne(t *testing.T) {
-	r := runCLI(t, "", "optimize", "--workload", "resnet50-int8", "--hw", "k210", "-o", filepath.Join(t.TempDir(), "p.json"))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.json")
+	r := runCLI(t, "", "optimize", "--workload", "resnet50-int8", "--hw", "k210", "-o", out)
 	assert.Equal(t, exitFailed, r.code)
 	assert.Equal(t, `hieropt: workload "resnet50-int8" cannot fit hardware profile "k210": at timestep 0 its live blocks need at least 28407488 B but the levels hold 25165824 B in total (AISRAM 2097152 B + SRAM 6291456 B + Flash 16777216 B); largest live blocks: "layer4.0.conv2.weight" (2359296 B), "layer4.1.conv2.weight" (2359296 B), "layer4.2.conv2.weight" (2359296 B)`+"\n", r.stderr)
+
+	pinned := filepath.Join(dir, "pinned.json")
+	require.NoError(t, os.WriteFile(pinned, []byte(`{"format":"hieropt.workload/v1","name":"x","ops":[{"name":"a"}],"blocks":[{"name":"b","size":500000,"kind":"activation","first":0,"last":0,"writes":[0],"reads":[0],"level":"SRAM"}]}`), 0o644))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workload", "resnet18-int8", "--hw", repo("testdata", "hw", "one-level-8k.yaml")},
+			`hieropt: workload "builtin:resnet18-int8": block "x": size 150528 B is larger than every level of hardware profile "one-level-8k" (MEM 8192 B)`},
+		{[]string{"--workload", "resnet18-fp32", "--hw", "k210"},
+			`hieropt: workload "builtin:resnet18-fp32": block "conv1.im2col": size 7375872 B is larger than every writable level of hardware profile "k210" (AISRAM 2097152 B, SRAM 6291456 B); read-only Flash holds constants only (FORMATS.md rule 7)`},
+		{[]string{"--workload", pinned, "--hw", "ethos-u65", "--no-search"},
+			`hieropt: workload "` + pinned + `": block "b": needs 500000 B (size 500000 aligned to 16) but its pinned level "SRAM" holds only 393216 B`},
+	} {
+		r := runCLI(t, "", append(append([]string{"optimize"}, c.args...), "-o", out)...)
+		assert.Equal(t, exitFailed, r.code, r.stderr)
+		assert.True(t, strings.HasPrefix(r.stderr, c.want), "stderr %q\nwant prefix %q", r.stderr, c.want)
+		assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+		assert.NoFileExists(t, out)
+	}
+	// As JSON: the document and the block named, as for an input error.
+	r = runCLI(t, "", "optimize", "--workload", "resnet18-int8", "--hw", repo("testdata", "hw", "one-level-8k.yaml"), "-o", out, "--format", "json")
+	assert.Equal(t, exitFailed, r.code)
+	assert.JSONEq(t, `{"error":{"document":"workload","file":"builtin:resnet18-int8","item":"block \"x\"","rule":"size 150528 B is larger than every level of hardware profile \"one-level-8k\" (MEM 8192 B)","kind":"infeasible or invalid","message":"workload \"builtin:resnet18-int8\": block \"x\": size 150528 B is larger than every level of hardware profile \"one-level-8k\" (MEM 8192 B)","exit_code":1}}`, r.stderr)
 }
 
 func TestSettingsFromEnvAndConfig(t *testing.T) {

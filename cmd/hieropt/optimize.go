@@ -86,6 +86,7 @@ func (o *searchOptions) searched() bool {
 var flagOf = map[string]string{
 	"CostModel": "cost-model", "Search.Beam": "beam", "Search.MaxCandidates": "max-candidates", "TimeLimit": "time-limit",
 	"Search.Rounds": "rounds", "Search.Horizon": "horizon", "Search.Workers": "jobs", "Repack": "repack",
+	"Search.Segments": "segments",
 }
 
 // settings turns the flags into the planner's settings, checked. Its
@@ -358,11 +359,19 @@ func (a *app) optimize(o *optimizeOptions, s *hieropt.Settings) error {
 func planError(err error) error {
 	var ie *hieropt.InternalError
 	var pe *hieropt.PlannerError
+	var se *hieropt.SettingError
 	switch {
 	case errors.As(err, &ie):
 		return internalErrorf("%v", ie.Err)
 	case errors.As(err, &pe):
 		return failed(err)
+	case errors.As(err, &se):
+		// A setting checked against the program (--segments at: past its
+		// last timestep): a usage error, named by its flag.
+		if flag, ok := flagOf[se.Field]; ok {
+			return usageErrorf("--%s %q: %s", flag, fmt.Sprint(se.Value), se.Rule)
+		}
+		return asUsage(err)
 	}
 	return err
 }

@@ -55,6 +55,9 @@ YAML file given by --config or HIEROPT_CONFIG, e.g.
 Exit codes: 0 success; 1 infeasible problem or invalid plan; 2 bad input or
 usage; 3 internal error (a bug: please report it); 130 interrupted by SIGINT
 or SIGTERM (optimize and pack write what they found so far and say so).
+Valid documents that cannot be planned together are 1, whatever the reason
+(a block larger than every level it may use, or live blocks more than the
+levels hold); 2 is for documents, settings or arguments that are malformed.
 
 ` + conventionsHelp,
 		Version:       version(),
@@ -74,7 +77,7 @@ or SIGTERM (optimize and pack write what they found so far and say so).
 		}
 		return a.setQuiet(cmd)
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newOptimizeCmd(a),
 		newVerifyCmd(a),
@@ -100,7 +103,7 @@ or SIGTERM (optimize and pack write what they found so far and say so).
 	)
 	enableCompletion(root)
 	for _, c := range root.Commands() {
-		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+		c.SetFlagErrorFunc(flagError)
 	}
 	return root
 }

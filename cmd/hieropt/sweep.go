@@ -110,7 +110,7 @@ unscaled profile's. On a terminal a progress bar shows the runs (not with
 	f.String("shard", "", "i/n: run only the runs k with k mod n = i-1 (1 <= i <= n)")
 	f.BoolP("quiet", "q", false, "print no progress bar, notes or summary")
 	searchFlags(f)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+	cmd.SetFlagErrorFunc(flagError)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		var o sweepOptions
 		if err := bindSettings(cmd, &o); err != nil {
@@ -146,7 +146,7 @@ an error (exit 2) naming the runs.`,
 	f := cmd.Flags()
 	f.StringP("output", "o", "-", "write the merged CSV to this file (- for stdout)")
 	f.BoolP("quiet", "q", false, "print no summary")
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+	cmd.SetFlagErrorFunc(flagError)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		var o sweepMergeOptions
 		if err := bindSettings(cmd, &o); err != nil {

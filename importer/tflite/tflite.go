@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -155,13 +156,23 @@ func Parse(file string, data []byte) (g *Graph, err error) {
 	// malformed one; that is the file's fault, reported as such.
 	defer func() {
 		if r := recover(); r != nil {
-			g, err = nil, inputerr.New(doc, "", "malformed TFLite flatbuffer (truncated or corrupt): %v", r)
+			g, err = nil, FlatbufferError(doc, len(data), r)
 		}
 	}()
 	// The generated code slices the buffer with its own lengths: a slice
 	// may run up to the capacity of data, past its end, unless the
 	// capacity is cut to the length.
 	data = data[:len(data):len(data)]
+	// Every offset and length the readers follow is checked first, so
+	// that the error names the item; the recover above is for what this
+	// check would miss.
+	if err := checkModel(data); err != nil {
+		var c corruptAt
+		if errors.As(err, &c) {
+			return nil, inputerr.New(doc, c.item, "truncated or corrupt flatbuffer: %s (the file has %d bytes)", c.what, len(data))
+		}
+		return nil, err
+	}
 	m := schema.GetRootAsModel(data, 0)
 	if v := m.Version(); v != 3 {
 		return nil, inputerr.New(doc, "", "schema version %d: only version 3 is supported", v)
@@ -185,6 +196,23 @@ func Parse(file string, data []byte) (g *Graph, err error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// FlatbufferError is the error for a panic r of the generated flatbuffer
+// code while it read a model of size bytes, which doc names. That code
+// trusts the offsets and lengths in the buffer: an index or slice out of
+// range means one of them points past the end, the file truncated or
+// corrupt, an input error said in one line (not in the runtime's words).
+// Any other panic is a bug and panics on. Recovering is confined to the
+// functions that read a model's flatbuffer (Parse here; tflm's Read and
+// Write). Parse checks every offset it follows first (checkModel), which
+// names the item, so for it this is a safety net; tflm's Write reads
+// fields Parse does not, with its own checks and this net.
+func FlatbufferError(doc string, size int, r any) error {
+	if e, ok := r.(runtime.Error); ok && strings.Contains(e.Error(), "out of range") {
+		return inputerr.New(doc, "", "truncated or corrupt flatbuffer: an offset or a length in it points past the end (the file has %d bytes)", size)
+	}
+	panic(r)
 }
 
 func newProgram(file string, o Options) *workload.Program {

@@ -13,7 +13,6 @@ package fuzzcheck
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/workload"
@@ -57,12 +56,10 @@ func (b *Bytes) next() byte {
 // Limits bound a problem's size.
 type Limits struct {
 	Ops, Blocks, Levels int // at most this many; at least one op and level
-	// Huge lets a few capacities and block sizes be near 2^62, to probe
-	// overflow in footprints, sums and offsets.
+	// Huge lets a few capacities be the largest a profile may have
+	// (hw.MaxCapacity, 2^60) and block sizes up to 2^62, to probe overflow
+	// in footprints, sums and offsets.
 	Huge bool
-	// MaxCapacity lets a few levels hold math.MaxInt64 bytes, where an
-	// offset plus a footprint can overflow.
-	MaxCapacity bool
 	// ReadOnly makes one level read-only (constants only, FORMATS.md rule
 	// 7) in two problems of three: the last level (a flash) more often than
 	// not, else any. Without it, no choice is spent on it, so the problems
@@ -93,8 +90,8 @@ func pick[T any](c Chooser, vs ...T) T { return vs[c.IntN(len(vs))] }
 func Problem(c Chooser, lim Limits) (*workload.Program, *hw.Profile) {
 	prof := &hw.Profile{Name: "fuzz", TimeUnit: pick(c, hw.Cycle, hw.NS)}
 	nl := 1 + c.IntN(lim.Levels)
-	// One problem in eight is huge: a level of about 2^62 bytes or more
-	// and blocks of up to 2^62 bytes.
+	// One problem in eight is huge: a level of hw.MaxCapacity bytes and
+	// blocks of up to 2^62 bytes.
 	huge, hugeLevel := lim.Huge && c.IntN(8) == 0, c.IntN(nl)
 	for l := 0; l < nl; l++ {
 		capacity := pick[int64](c, 64, 128, 256, 384, 512, 1000, 1024, 4096)
@@ -102,10 +99,7 @@ func Problem(c Chooser, lim Limits) (*workload.Program, *hw.Profile) {
 			capacity = pick[int64](c, 4096, 65536) // a roomy last level, often
 		}
 		if huge && (l == hugeLevel || c.IntN(4) == 0) {
-			capacity = pick[int64](c, 1<<40, 1<<62, 1<<62)
-			if lim.MaxCapacity && c.IntN(2) == 0 {
-				capacity = math.MaxInt64
-			}
+			capacity = pick[int64](c, 1<<40, hw.MaxCapacity, hw.MaxCapacity)
 		}
 		align := min(pick[int64](c, 1, 1, 2, 4, 8, 16, 64), capacity)
 		prof.Levels = append(prof.Levels, hw.Level{

@@ -1,7 +1,6 @@
 package fuzzcheck_test
 
 import (
-	"math"
 	"testing"
 
 	"github.com/hieropt/hieropt/hw"
@@ -22,14 +21,17 @@ func TestRegressions(t *testing.T) {
 			// bytes, then a larger block created over its space in place:
 			// offset + footprint overflows int64, so ReuseFits says it
 			// fits and Occupancy.Reuse panics ("span [...,-...) outside
-			// level"). hieropt optimize exited 3 on it.
+			// level"). hieropt optimize exited 3 on it. Such a level is
+			// now an input error (hw.MaxCapacity, FORMATS.md section 2):
+			// the case places the blocks at the top of the largest level
+			// a profile may have.
 			name: "reuse-at-the-top-of-a-maxint64-level",
 			prog: testprog.New("p", 2).
 				Block("x", 64, "input", 0, 1).
 				Block("a", 64, "activation", 0, 1, testprog.Reusable()).
 				Block("b", 128, "output", 1, 1).
 				Program(),
-			prof: testprog.Profile("huge", testprog.Level{Name: "M", Capacity: math.MaxInt64, Align: 1, Latency: 1, Bandwidth: 1}),
+			prof: testprog.Profile("huge", testprog.Level{Name: "M", Capacity: hw.MaxCapacity, Align: 1, Latency: 1, Bandwidth: 1}),
 		},
 		{
 			// A scratch block and the activation that takes its space in
@@ -77,7 +79,7 @@ func TestRegressions(t *testing.T) {
 func profile2() *hw.Profile {
 	prof := &hw.Profile{Name: "h", TimeUnit: hw.NS, Levels: []hw.Level{
 		{Name: "L1", Capacity: 128, Alignment: 1, In: hw.Link{Latency: 100.5, Bandwidth: 64}, Out: hw.Link{Latency: 2, Bandwidth: 0.5}},
-		{Name: "L2", Capacity: 1 << 62, Alignment: 2, In: hw.Link{Latency: 5, Bandwidth: 64}, Out: hw.Link{Latency: 10, Bandwidth: 1}},
+		{Name: "L2", Capacity: hw.MaxCapacity, Alignment: 2, In: hw.Link{Latency: 5, Bandwidth: 64}, Out: hw.Link{Latency: 10, Bandwidth: 1}},
 	}}
 	if err := prof.Validate("test"); err != nil {
 		panic(err)
