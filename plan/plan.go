@@ -156,14 +156,14 @@ func Parse(file string, data []byte) (*Plan, error) {
 	if pl.Cost.Final, _, err = cost.Float("final", true); err != nil {
 		return nil, err
 	}
-	places, err := top.Array("placements", true)
+	places, err := top.Objects("placements", true)
 	if err != nil {
 		return nil, err
 	}
 	pl.Placements = make([]Placement, len(places))
-	for i, raw := range places {
+	for i, e := range places {
 		item := fmt.Sprintf("placements[%d]", i)
-		o, err := docjson.NewObject(doc, item, raw)
+		o, err := e.Object(func(string) string { return item })
 		if err != nil {
 			return nil, err
 		}
@@ -184,14 +184,14 @@ func Parse(file string, data []byte) (*Plan, error) {
 			return nil, err
 		}
 	}
-	transfers, err := top.Array("transfers", true)
+	transfers, err := top.Objects("transfers", true)
 	if err != nil {
 		return nil, err
 	}
 	pl.Transfers = make([]Transfer, len(transfers))
-	for i, raw := range transfers {
+	for i, e := range transfers {
 		item := fmt.Sprintf("transfers[%d]", i)
-		o, err := docjson.NewObject(doc, item, raw)
+		o, err := e.Object(func(string) string { return item })
 		if err != nil {
 			return nil, err
 		}

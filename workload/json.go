@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"os"
+	"strconv"
 
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/internal/docjson"
@@ -53,23 +53,23 @@ func Parse(file string, data []byte) (*Program, error) {
 	if p.Source, err = top.String("source", false); err != nil {
 		return nil, err
 	}
-	ops, err := top.Array("ops", true)
+	ops, err := top.Objects("ops", true)
 	if err != nil {
 		return nil, err
 	}
 	p.Ops = make([]Op, len(ops))
-	for i, raw := range ops {
-		if p.Ops[i], err = parseOp(doc, i, raw); err != nil {
+	for i, e := range ops {
+		if p.Ops[i], err = parseOp(i, e); err != nil {
 			return nil, err
 		}
 	}
-	blocks, err := top.Array("blocks", true)
+	blocks, err := top.Objects("blocks", true)
 	if err != nil {
 		return nil, err
 	}
 	p.Blocks = make([]Block, len(blocks))
-	for i, raw := range blocks {
-		if p.Blocks[i], err = parseBlock(doc, i, raw, len(p.Ops)); err != nil {
+	for i, e := range blocks {
+		if p.Blocks[i], err = parseBlock(doc, i, e, len(p.Ops)); err != nil {
 			return nil, err
 		}
 	}
@@ -79,8 +79,8 @@ func Parse(file string, data []byte) (*Program, error) {
 	return p, nil
 }
 
-func parseOp(doc string, i int, raw json.RawMessage) (Op, error) {
-	o, err := docjson.NewObject(doc, opItem(i, docjson.Name(raw)), raw)
+func parseOp(i int, e docjson.Elem) (Op, error) {
+	o, err := e.Object(func(name string) string { return opItem(i, name) })
 	if err != nil {
 		return Op{}, err
 	}
@@ -100,15 +100,18 @@ func parseOp(doc string, i int, raw json.RawMessage) (Op, error) {
 // parseBlock decodes block i of a program of numOps ops. Validate checks
 // the rules; only values too large for a timestep are caught here, with the
 // message Validate would give.
-func parseBlock(doc string, i int, raw json.RawMessage, numOps int) (Block, error) {
-	item := fmt.Sprintf("block %d", i)
-	if n := docjson.Name(raw); n != "" {
-		item = fmt.Sprintf("block %q", n)
-	}
-	o, err := docjson.NewObject(doc, item, raw)
+func parseBlock(doc string, i int, e docjson.Elem, numOps int) (Block, error) {
+	o, err := e.Object(func(name string) string {
+		// strconv rather than fmt: every block is named so.
+		if name != "" {
+			return "block " + strconv.Quote(name)
+		}
+		return "block " + strconv.Itoa(i)
+	})
 	if err != nil {
 		return Block{}, err
 	}
+	item := o.Item()
 	var b Block
 	if b.Name, err = o.String("name", true); err != nil {
 		return b, err
