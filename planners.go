@@ -105,6 +105,13 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	// one per guide.
 	others := make([][]*candidate, len(orders))
 	var wg sync.WaitGroup
+	workers := r.s.Search.WithDefaults().Workers
+	// Under a time limit the other orders' plans wait for cost.initial's,
+	// which must exist (they would take its cores), and stop where lim
+	// falls (that order then has no start); without one they are made
+	// alongside it. The plans are the same either way.
+	_, limited := lim.Deadline()
+	var later []func()
 	for i, o := range orders {
 		if o == actions.WorkloadOrder {
 			continue
@@ -123,15 +130,21 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 				c.in.SetGuide(g)
 			}
 			others[i] = append(others[i], c)
-			plan := func() { _, c.err = c.in.Run(c.lay, 0) }
-			if r.s.Search.WithDefaults().Workers > 1 {
+			plan := func() { c.err = c.in.RunContext(lim, c.lay) }
+			switch {
+			case limited:
+				later = append(later, plan)
+			case workers > 1:
 				wg.Go(plan)
-			} else {
+			default:
 				plan()
 			}
 		}
 	}
 	init, fb, err := actions.InitialPlan(ctx, p, r.model)
+	if err == nil {
+		runAll(later, workers)
+	}
 	wg.Wait()
 	if err != nil {
 		return nil, err
@@ -173,6 +186,22 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	}
 	r.res.Initial.Start, r.res.Initial.StartCost = walks[0].order.Name(), walks[0].cost
 	return walks, nil
+}
+
+// runAll runs the functions, on up to workers goroutines at once.
+func runAll(fs []func(), workers int) {
+	var next atomic.Int64
+	work := func() {
+		for i := int(next.Add(1)) - 1; i < len(fs); i = int(next.Add(1)) - 1 {
+			fs[i]()
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(workers, len(fs)) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
 }
 
 // guidedWork is the most blocks times timesteps of a program for which
@@ -379,10 +408,21 @@ func (r *run) mergeStatus(out *walkOut) {
 func (r *run) walkOne(lim context.Context, st walkStart) (*walkOut, error) {
 	begin := time.Now()
 	early := lim.Err() != nil // the limit fell before the walk
-	ws := r.s.Search
-	wr, err := search.Walk(lim, r.p, st.Start, &ws)
-	if err != nil {
-		return nil, &InternalError{fmt.Errorf("walking from the start: %w", err)}
+	var wr *search.Result
+	if early {
+		// What a walk that lim stops at once returns, without the walk's
+		// setup (pricing the start twice, indexing it), which takes long
+		// on a large program.
+		wr = &search.Result{Layout: st.Layout, StartCost: st.cost, Cost: st.cost, Status: search.TimeLimit}
+		if !errors.Is(lim.Err(), context.DeadlineExceeded) {
+			wr.Status = search.Cancelled
+		}
+	} else {
+		ws := r.s.Search
+		var err error
+		if wr, err = search.Walk(lim, r.p, st.Start, &ws); err != nil {
+			return nil, &InternalError{fmt.Errorf("walking from the start: %w", err)}
+		}
 	}
 	out := &walkOut{search: wr, lay: wr.Layout, walked: wr.Cost, cost: wr.Cost}
 	switch wr.Status {
