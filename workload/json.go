@@ -7,7 +7,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/internal/docjson"
@@ -58,25 +61,81 @@ func Parse(file string, data []byte) (*Program, error) {
 		return nil, err
 	}
 	p.Ops = make([]Op, len(ops))
-	for i, e := range ops {
-		if p.Ops[i], err = parseOp(i, e); err != nil {
-			return nil, err
-		}
+	if err := inOrder(len(ops), func(i int) (err error) {
+		p.Ops[i], err = parseOp(i, ops[i])
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	blocks, err := top.Objects("blocks", true)
 	if err != nil {
 		return nil, err
 	}
 	p.Blocks = make([]Block, len(blocks))
-	for i, e := range blocks {
-		if p.Blocks[i], err = parseBlock(doc, i, e, len(p.Ops)); err != nil {
-			return nil, err
-		}
+	if err := inOrder(len(blocks), func(i int) (err error) {
+		p.Blocks[i], err = parseBlock(doc, i, blocks[i], len(p.Ops))
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	if err := p.Validate(doc); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// parseChunk is how many ops or blocks a core of inOrder decodes at a
+// time.
+const parseChunk = 1024
+
+// inOrder calls parse(i) for every i in [0, n), on all cores in chunks
+// when there are several (each element decodes on its own), and returns
+// the error of the lowest i that has one: the error a loop in order would
+// stop at.
+func inOrder(n int, parse func(i int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), (n+parseChunk-1)/parseChunk)
+	if workers <= 1 {
+		for i := range n {
+			if err := parse(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		next  atomic.Int64
+		mu    sync.Mutex
+		first = n // the lowest i with an error so far
+		ferr  error
+	)
+	work := func() {
+		for {
+			lo := int(next.Add(parseChunk)) - parseChunk
+			mu.Lock()
+			stop := lo >= first
+			mu.Unlock()
+			if lo >= n || stop {
+				return // chunks are taken in order: the rest lie above
+			}
+			for i := lo; i < min(lo+parseChunk, n); i++ {
+				if err := parse(i); err != nil {
+					mu.Lock()
+					if i < first {
+						first, ferr = i, err
+					}
+					mu.Unlock()
+					break
+				}
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	return ferr
 }
 
 func parseOp(i int, e docjson.Elem) (Op, error) {
