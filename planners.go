@@ -125,12 +125,19 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 			}
 		}
 		for _, g := range guides {
-			c := &candidate{in: actions.NewInitializerOrder(p, o), lay: state.NewLayout(p.Blocks())}
-			if g != nil {
-				c.in.SetGuide(g)
-			}
+			c := &candidate{}
 			others[i] = append(others[i], c)
-			plan := func() { c.err = c.in.RunContext(lim, c.lay) }
+			plan := func() {
+				if limited && lim.Err() != nil {
+					c.err = lim.Err() // not even made ready: that takes long on large programs
+					return
+				}
+				c.in, c.lay = actions.NewInitializerOrder(p, o), state.NewLayout(p.Blocks())
+				if g != nil {
+					c.in.SetGuide(g)
+				}
+				c.err = c.in.RunContext(lim, c.lay)
+			}
 			switch {
 			case limited:
 				later = append(later, plan)
