@@ -108,9 +108,12 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	workers := r.s.Search.WithDefaults().Workers
 	// Under a time limit the other orders' plans wait for cost.initial's,
 	// which must exist (they would take its cores), and stop where lim
-	// falls (that order then has no start); without one they are made
-	// alongside it. The plans are the same either way.
-	_, limited := lim.Deadline()
+	// falls (that order then has no start); they are not begun when less
+	// time is left than cost.initial's plan took (each takes about as
+	// long: begun, they would be cut, and leave nothing for the walk).
+	// Without a limit they are made alongside it. The plans are the same
+	// either way where the limit does not fall.
+	end, limited := lim.Deadline()
 	var later []func()
 	for i, o := range orders {
 		if o == actions.WorkloadOrder {
@@ -148,9 +151,22 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 			}
 		}
 	}
+	begun := time.Now()
 	init, fb, err := actions.InitialPlan(ctx, p, r.model)
-	if err == nil {
+	switch took := time.Since(begun); {
+	case err != nil || len(later) == 0:
+	case time.Until(end) > took:
 		runAll(later, workers)
+	default:
+		// No time for the other orders (their runs are later's: none
+		// began).
+		for _, cs := range others {
+			for _, c := range cs {
+				if c.err == nil {
+					c.err = context.DeadlineExceeded
+				}
+			}
+		}
 	}
 	wg.Wait()
 	if err != nil {
