@@ -85,6 +85,8 @@ type run struct {
 	desc string
 	// begin is when the call began, last when the last step timed ended.
 	begin, last time.Time
+	// limited says the call has a deadline (a time limit, or ctx's).
+	limited bool
 }
 
 // lap returns the time since the last step ended: the step that ends now.
@@ -148,11 +150,14 @@ func (r *run) plan(ctx context.Context) error {
 
 // Estimated costs of assembling and verifying a plan, per block, measured
 // on the 2-core VM the README's numbers come from (generated programs of
-// 5,000 and 20,000 ops on h100-sm: 2-3 µs a block) and doubled, as the
+// 20,000 and 50,000 ops on h100-sm under the timeline model, whose check
+// simulates the run: 2-4 µs a block of CPU time) and doubled, as the
 // machine may be busier when it counts; plus a floor for the fixed costs.
+// Under a limit the check does not make the initializer's plan again
+// (see verify), so this is all it needs.
 const (
 	verifyFloor    = 10 * time.Millisecond
-	verifyPerBlock = 6 * time.Microsecond
+	verifyPerBlock = 8 * time.Microsecond
 )
 
 // verifyReserve is the time Plan keeps out of a time limit for
@@ -174,6 +179,7 @@ func (r *run) limit(ctx context.Context) (context.Context, context.CancelFunc) {
 	if !ok {
 		return ctx, func() {}
 	}
+	r.limited = true
 	r.res.Reserve = verifyReserve(r.p)
 	end := deadline.Add(-r.res.Reserve)
 	r.res.Budget = max(time.Until(end), 0)
@@ -214,8 +220,15 @@ func (r *run) verify() error {
 	}
 	pl.Cost = plan.Cost{Initial: r.res.Initial.Cost, Final: r.cost}
 	// The checker recomputes cost.initial with the planner's initializer:
-	// never cancelled, as a cancelled search still returns its plan.
-	rep, err := verify.Check(r.p.Prog, r.p.HW, pl, &verify.Options{Initial: actions.VerifyInitial(context.Background(), r.p, r.model)})
+	// never cancelled, as a cancelled search still returns its plan. Under
+	// a time limit it takes the cost the planner computed with the same
+	// initializer in this call (deterministic: the same value), as making
+	// that plan again could take a large part of the limit.
+	initial := actions.VerifyInitial(context.Background(), r.p, r.model)
+	if r.limited {
+		initial = actions.KnownInitial(r.res.Initial.Cost, r.res.Initial.Fallback)
+	}
+	rep, err := verify.Check(r.p.Prog, r.p.HW, pl, &verify.Options{Initial: initial})
 	if err != nil {
 		return &InternalError{fmt.Errorf("checking the plan: %w", err)}
 	}

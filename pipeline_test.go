@@ -635,6 +635,29 @@ func TestDeadlineAlreadyPast(t *testing.T) {
 	assert.Positive(t, r.Reserve)
 }
 
+// TestDeadlinePastOnlyTheInitialPlan: under a deadline that has passed,
+// the plan is cost.initial's, the initializer's in workload order (it
+// must exist), and nothing else is made: no other start order's plan
+// (those wait for it and stop at the deadline), no walk (not even its
+// setup), yet the plan is checked. Without a limit the same program
+// starts from a cheaper order, so the other orders are not merely
+// dearer here.
+func TestDeadlinePastOnlyTheInitialPlan(t *testing.T) {
+	prog, prof := documents(t, "resnet50-int8", "ethos-u55")
+	free := planOK(t, context.Background(), prog, prof, &hieropt.Settings{Repack: new(0), Search: search.Settings{Rounds: 1}})
+	require.NotEqual(t, "workload", free.Initial.Walks[0].Start, "another order starts cheaper without a limit")
+
+	f := newFakeDeadline()
+	f.expire()
+	r := planOK(t, f, prog, prof, nil)
+	assert.Equal(t, hieropt.TimeLimit, r.Status)
+	require.Len(t, r.Initial.Walks, 1, "one start")
+	assert.Equal(t, "workload", r.Initial.Walks[0].Start)
+	assert.Equal(t, r.Plan.Cost.Initial, r.Plan.Cost.Final, "cost.initial's plan")
+	assert.Zero(t, r.Search.Stats.Time, "no walk begun")
+	assert.True(t, r.Check.Valid())
+}
+
 // TestDeadlineCutsTheSearch: the deadline passes at a chosen timestep of
 // the walk (a fake clock, so the cut is where the test puts it): the walk
 // stops there, repacking is skipped, and the plan is the best committed,

@@ -105,6 +105,16 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	// one per guide.
 	others := make([][]*candidate, len(orders))
 	var wg sync.WaitGroup
+	workers := r.s.Search.WithDefaults().Workers
+	// Under a time limit the other orders' plans wait for cost.initial's,
+	// which must exist (they would take its cores), and stop where lim
+	// falls (that order then has no start); they are not begun when less
+	// time is left than cost.initial's plan took (each takes about as
+	// long: begun, they would be cut, and leave nothing for the walk).
+	// Without a limit they are made alongside it. The plans are the same
+	// either way where the limit does not fall.
+	end, limited := lim.Deadline()
+	var later []func()
 	for i, o := range orders {
 		if o == actions.WorkloadOrder {
 			continue
@@ -118,20 +128,46 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 			}
 		}
 		for _, g := range guides {
-			c := &candidate{in: actions.NewInitializerOrder(p, o), lay: state.NewLayout(p.Blocks())}
-			if g != nil {
-				c.in.SetGuide(g)
-			}
+			c := &candidate{}
 			others[i] = append(others[i], c)
-			plan := func() { _, c.err = c.in.Run(c.lay, 0) }
-			if r.s.Search.WithDefaults().Workers > 1 {
+			plan := func() {
+				if limited && lim.Err() != nil {
+					c.err = lim.Err() // not even made ready: that takes long on large programs
+					return
+				}
+				c.in, c.lay = actions.NewInitializerOrder(p, o), state.NewLayout(p.Blocks())
+				if g != nil {
+					c.in.SetGuide(g)
+				}
+				c.err = c.in.RunContext(lim, c.lay)
+			}
+			switch {
+			case limited:
+				later = append(later, plan)
+			case workers > 1:
 				wg.Go(plan)
-			} else {
+			default:
 				plan()
 			}
 		}
 	}
+	begun := time.Now()
 	init, fb, err := actions.InitialPlan(ctx, p, r.model)
+	switch took := time.Since(begun); {
+	case err != nil || len(later) == 0:
+	case time.Until(end) > took:
+		runAll(later, workers)
+	default:
+		// No time for the other orders (their runs are later's: none
+		// began).
+		for _, cs := range others {
+			for _, c := range cs {
+				if c.err == nil {
+					c.err = context.DeadlineExceeded
+				}
+			}
+		}
+	}
 	wg.Wait()
 	if err != nil {
 		return nil, err
@@ -173,6 +209,22 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	}
 	r.res.Initial.Start, r.res.Initial.StartCost = walks[0].order.Name(), walks[0].cost
 	return walks, nil
+}
+
+// runAll runs the functions, on up to workers goroutines at once.
+func runAll(fs []func(), workers int) {
+	var next atomic.Int64
+	work := func() {
+		for i := int(next.Add(1)) - 1; i < len(fs); i = int(next.Add(1)) - 1 {
+			fs[i]()
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(workers, len(fs)) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
 }
 
 // guidedWork is the most blocks times timesteps of a program for which
@@ -379,10 +431,21 @@ func (r *run) mergeStatus(out *walkOut) {
 func (r *run) walkOne(lim context.Context, st walkStart) (*walkOut, error) {
 	begin := time.Now()
 	early := lim.Err() != nil // the limit fell before the walk
-	ws := r.s.Search
-	wr, err := search.Walk(lim, r.p, st.Start, &ws)
-	if err != nil {
-		return nil, &InternalError{fmt.Errorf("walking from the start: %w", err)}
+	var wr *search.Result
+	if early {
+		// What a walk that lim stops at once returns, without the walk's
+		// setup (pricing the start twice, indexing it), which takes long
+		// on a large program.
+		wr = &search.Result{Layout: st.Layout, StartCost: st.cost, Cost: st.cost, Status: search.TimeLimit}
+		if !errors.Is(lim.Err(), context.DeadlineExceeded) {
+			wr.Status = search.Cancelled
+		}
+	} else {
+		ws := r.s.Search
+		var err error
+		if wr, err = search.Walk(lim, r.p, st.Start, &ws); err != nil {
+			return nil, &InternalError{fmt.Errorf("walking from the start: %w", err)}
+		}
 	}
 	out := &walkOut{search: wr, lay: wr.Layout, walked: wr.Cost, cost: wr.Cost}
 	switch wr.Status {

@@ -64,12 +64,17 @@ type Settings struct {
 	Repack *int
 	// TimeLimit bounds the whole Plan call, binding to verification; a
 	// deadline of the context bounds it the same way (the earlier counts).
-	// Binding, the initializer and the fallback plan always run to their
-	// end, since without a plan there is nothing to return; the walk stops
-	// at the limit, less what verification needs (Result.Reserve), with
-	// the best plan committed so far; repacking gets what is left, and is
-	// skipped when nothing is. Result.Cut says where the limit fell. The
-	// other planners are not cut. Default (0): no limit.
+	// Binding, the initializer in workload order and the fallback plan
+	// (cost.initial's plan) always run to their end, since without a plan
+	// there is nothing to return; the search's other start orders run
+	// after it and stop at the limit (an order cut so has no start); the
+	// walk stops at the limit, less what verification needs
+	// (Result.Reserve), with the best plan committed so far, and is not
+	// begun when the limit fell before it; repacking gets what is left,
+	// and is skipped when nothing is. The check then takes cost.initial as
+	// computed in the call rather than making that plan again. Result.Cut
+	// says where the limit fell. The other planners are not cut. Default
+	// (0): no limit.
 	TimeLimit time.Duration
 	// Document names the workload in the errors of binding (state.Bind's
 	// doc), e.g. workload.DocName("net.json") for `workload "net.json":

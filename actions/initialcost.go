@@ -34,9 +34,23 @@ func VerifyInitial(ctx context.Context, p *state.Problem, m costmodel.Model) fun
 		if err != nil {
 			return 0, "", fmt.Errorf("the initializer finds no plan (%w)", err)
 		}
-		if fb != nil {
-			return cost, fmt.Sprintf("the fallback plan (the initializer cannot place block %q at timestep %d)", fb.Cause.Block, fb.Cause.Timestep), nil
-		}
-		return cost, "the initializer's plan", nil
+		return cost, initialName(fb), nil
 	}
+}
+
+// KnownInitial is VerifyInitial for a caller that has just computed
+// InitialCost itself (cost and fb are what it returned): the checker
+// takes them instead of making the initializer's plan again. hieropt.Plan
+// passes it under a time limit, where making that plan a second time
+// could take a large part of the limit.
+func KnownInitial(cost float64, fb *Fallback) func() (float64, string, error) {
+	return func() (float64, string, error) { return cost, initialName(fb), nil }
+}
+
+// initialName names the plan cost.initial prices, fb being InitialPlan's.
+func initialName(fb *Fallback) string {
+	if fb != nil {
+		return fmt.Sprintf("the fallback plan (the initializer cannot place block %q at timestep %d)", fb.Cause.Block, fb.Cause.Timestep)
+	}
+	return "the initializer's plan"
 }

@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -140,6 +141,23 @@ func (in *Initializer) Order(t int) []int32 { return in.order[t] }
 // their lives (segments starting at from or later are dropped): this is
 // the re-planning step of the search. Run(lay, 0) plans from empty memory.
 func (in *Initializer) Run(lay *state.Layout, from int) (*state.Occupancy, error) {
+	return in.run(nil, lay, from)
+}
+
+// RunContext is Run(lay, 0) that stops when ctx ends, between timesteps
+// (it looks every ctxEvery of them): it returns ctx's error then, and lay
+// holds a part of a plan. A run that ctx does not stop is Run's.
+func (in *Initializer) RunContext(ctx context.Context, lay *state.Layout) error {
+	_, err := in.run(ctx, lay, 0)
+	return err
+}
+
+// ctxEvery is how many timesteps RunContext places between looks at its
+// context.
+const ctxEvery = 64
+
+// run is Run, stopped by ctx (if not nil) as RunContext says.
+func (in *Initializer) run(ctx context.Context, lay *state.Layout, from int) (*state.Occupancy, error) {
 	p := in.p
 	var occ *state.Occupancy
 	if from == 0 {
@@ -184,6 +202,9 @@ func (in *Initializer) Run(lay *state.Layout, from int) (*state.Occupancy, error
 	}
 	w := in.NewWalk()
 	for t := from; t < p.Prog.Timesteps(); t++ {
+		if ctx != nil && (t-from)%ctxEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err := w.Step(occ, lay, t); err != nil {
 			return nil, err
 		}

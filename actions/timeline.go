@@ -113,21 +113,30 @@ func newTimelineInit(p *state.Problem) *timelineInit {
 			ti.streams[sp] = append(ti.streams[sp], int32(b))
 		}
 	}
-	// dmin: the timeline bound's per-op term; where its linear programs
-	// fail, c(u) alone (still a lower bound of the op's duration).
-	var perOp []float64
-	if tb, err := bounds.Timeline(p); err == nil {
-		perOp = tb.PerOp
-	} else {
-		perOp = make([]float64, T)
-		for u := range T {
-			perOp[u] = bounds.ComputeTime(p.HW, &p.Prog.Ops[u])
-		}
-	}
+	perOp := p.Memo(dminKey{}, func() any { return dmin(p) }).([]float64)
 	for u := range T {
 		ti.dsum[u+1] = ti.dsum[u] + perOp[u]
 	}
 	return ti
+}
+
+// dminKey is the key of dmin's value in state.Problem.Memo: every
+// initializer of a problem (the search's starts, the plan's check of
+// cost.initial) shares it.
+type dminKey struct{}
+
+// dmin returns dmin(u) per op: the timeline bound's per-op term; where its
+// linear programs fail, c(u) alone (still a lower bound of the op's
+// duration).
+func dmin(p *state.Problem) []float64 {
+	if tb, err := bounds.Timeline(p); err == nil {
+		return tb.PerOp
+	}
+	perOp := make([]float64, p.Prog.Timesteps())
+	for u := range perOp {
+		perOp[u] = bounds.ComputeTime(p.HW, &p.Prog.Ops[u])
+	}
+	return perOp
 }
 
 // StreamPoint returns, under the timeline model, the timestep at which

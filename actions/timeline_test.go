@@ -11,9 +11,11 @@ import (
 
 	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/hw"
 	"github.com/hieropt/hieropt/internal/testmode"
 	"github.com/hieropt/hieropt/internal/testprog"
+	"github.com/hieropt/hieropt/profiles"
 	"github.com/hieropt/hieropt/state"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -363,4 +365,27 @@ func TestPrefetchCandidates(t *testing.T) {
 	assert.Equal(t, []state.Seg{{From: 0, Level: 1, Offset: 0}, {From: 4, Level: 0, Offset: pick.To.Offset, Lead: 2}}, changed.Segs[a])
 	rep := validatedTimeline(t, p, changed)
 	assert.True(t, rep.Valid(), "%v", rep.Violations)
+}
+
+// TestRunContext: RunContext makes Run's plan when its context does not
+// end, and stops with the context's error when it does.
+func TestRunContext(t *testing.T) {
+	prog, err := gen.Generate(gen.Options{Ops: 200, Seed: 3})
+	require.NoError(t, err)
+	prof, err := profiles.Load("h100-sm")
+	require.NoError(t, err)
+	p, err := state.Bind(prog, prof, "w", state.Semantics{Timeline: true})
+	require.NoError(t, err)
+	for _, o := range []actions.Order{actions.WorkloadOrder, actions.KindOrder, actions.ResidentOrder} {
+		want := state.NewLayout(p.Blocks())
+		_, err := actions.NewInitializerOrder(p, o).Run(want, 0)
+		require.NoError(t, err)
+		got := state.NewLayout(p.Blocks())
+		require.NoError(t, actions.NewInitializerOrder(p, o).RunContext(context.Background(), got))
+		assert.True(t, want.Equal(got), o.Name())
+
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		assert.ErrorIs(t, actions.NewInitializerOrder(p, o).RunContext(ctx, state.NewLayout(p.Blocks())), context.Canceled)
+	}
 }

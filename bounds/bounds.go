@@ -48,8 +48,12 @@
 package bounds
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
@@ -101,19 +105,47 @@ func Compute(p *state.Problem, m costmodel.Model) (*Bound, error) {
 	}
 	// Access costs per timestep.
 	costs := accessCosts(p, m)
-	for t := 0; t < T; t++ {
-		c, usedLP, err := stepBound(p, t, costs)
-		if err != nil {
-			return nil, fmt.Errorf("bounds: timestep %d: %w", t, err)
+	usedLP := make([]bool, T)
+	errs := make([]error, T)
+	// The timesteps' programs are independent: solved on every core, in
+	// chunks, and summed in timestep order, so the result is the same.
+	// solved holds the optima of the programs solved so far, by their
+	// coefficients: a program met again (a layer repeated) is not solved
+	// again.
+	var solved sync.Map
+	var next atomic.Int64
+	work := func() {
+		for {
+			lo := int(next.Add(boundChunk)) - boundChunk
+			if lo >= T {
+				return
+			}
+			for t := lo; t < min(lo+boundChunk, T); t++ {
+				b.PerStep[t], usedLP[t], errs[t] = stepBound(p, t, costs, &solved)
+			}
 		}
-		if usedLP {
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (T+boundChunk-1)/boundChunk) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	for t := range T {
+		if errs[t] != nil {
+			return nil, fmt.Errorf("bounds: timestep %d: %w", t, errs[t])
+		}
+		if usedLP[t] {
 			b.LPs++
 		}
-		b.PerStep[t] = c
-		b.Cost += c
+		b.Cost += b.PerStep[t]
 	}
 	return b, nil
 }
+
+// boundChunk is how many timesteps' programs a worker of Compute takes at
+// a time.
+const boundChunk = 256
 
 // accessCosts returns, per block and level, the cost of the block's
 // accesses at each timestep if it sat in that level: cost[b][l] maps
@@ -140,7 +172,10 @@ func accessCosts(p *state.Problem, m costmodel.Model) [][]map[int]float64 {
 }
 
 // stepBound solves timestep t's linear program (or finds it trivial).
-func stepBound(p *state.Problem, t int, costs [][]map[int]float64) (float64, bool, error) {
+// solved, if not nil, holds the optima of the programs solved before, by
+// lpKey: the simplex is deterministic, so an identical program's optimum
+// is the same, bit for bit.
+func stepBound(p *state.Problem, t int, costs [][]map[int]float64, solved *sync.Map) (float64, bool, error) {
 	L := p.Levels()
 	blocks := p.Accessed(t)
 	if len(blocks) == 0 {
@@ -209,11 +244,41 @@ func stepBound(p *state.Problem, t int, costs [][]map[int]float64) (float64, boo
 		A.Set(len(blocks)+l, len(vars)+l, 1)
 		rhs[len(blocks)+l] = 1
 	}
+	var key string
+	if solved != nil {
+		key = lpKey(c, A, rhs)
+		if opt, ok := solved.Load(key); ok {
+			return opt.(float64), true, nil
+		}
+	}
 	opt, _, err := lp.Simplex(c, A, rhs, 1e-10, nil)
 	if err != nil {
 		return 0, true, err
 	}
+	if solved != nil {
+		solved.Store(key, opt)
+	}
 	return opt, true, nil
+}
+
+// lpKey is the program's coefficients, bit for bit, as a map key.
+func lpKey(c []float64, A *mat.Dense, rhs []float64) string {
+	rows, cols := A.Dims()
+	buf := make([]byte, 0, 8*(2+len(c)+rows*cols+len(rhs)))
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(rows))
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(cols))
+	for _, v := range c {
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+	}
+	for i := range rows {
+		for j := range cols {
+			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(A.At(i, j)))
+		}
+	}
+	for _, v := range rhs {
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+	}
+	return string(buf)
 }
 
 // Captured returns how much of the possible improvement a plan achieved:

@@ -156,14 +156,14 @@ func Parse(file string, data []byte) (*Plan, error) {
 	if pl.Cost.Final, _, err = cost.Float("final", true); err != nil {
 		return nil, err
 	}
-	places, err := top.Array("placements", true)
+	places, err := top.Objects("placements", true)
 	if err != nil {
 		return nil, err
 	}
 	pl.Placements = make([]Placement, len(places))
-	for i, raw := range places {
+	for i, e := range places {
 		item := fmt.Sprintf("placements[%d]", i)
-		o, err := docjson.NewObject(doc, item, raw)
+		o, err := e.Object(func(string) string { return item })
 		if err != nil {
 			return nil, err
 		}
@@ -184,14 +184,14 @@ func Parse(file string, data []byte) (*Plan, error) {
 			return nil, err
 		}
 	}
-	transfers, err := top.Array("transfers", true)
+	transfers, err := top.Objects("transfers", true)
 	if err != nil {
 		return nil, err
 	}
 	pl.Transfers = make([]Transfer, len(transfers))
-	for i, raw := range transfers {
+	for i, e := range transfers {
 		item := fmt.Sprintf("transfers[%d]", i)
-		o, err := docjson.NewObject(doc, item, raw)
+		o, err := e.Object(func(string) string { return item })
 		if err != nil {
 			return nil, err
 		}
@@ -263,18 +263,16 @@ func (pl *Plan) Write(w io.Writer) error {
 	fmt.Fprintf(&buf, "  \"cost\": {\"initial\": %s, \"final\": %s},\n", num(pl.Cost.Initial), num(pl.Cost.Final))
 	buf.WriteString("  \"placements\": [")
 	for i := range pl.Placements {
-		if err := elem(&buf, i, pl.Placements[i]); err != nil {
-			return err
-		}
+		elemStart(&buf, i)
+		pl.Placements[i].appendJSON(&buf)
 	}
 	if len(pl.Placements) > 0 {
 		buf.WriteString("\n  ")
 	}
 	buf.WriteString("],\n  \"transfers\": [")
 	for i := range pl.Transfers {
-		if err := elem(&buf, i, pl.Transfers[i]); err != nil {
-			return err
-		}
+		elemStart(&buf, i)
+		pl.Transfers[i].appendJSON(&buf)
 	}
 	if len(pl.Transfers) > 0 {
 		buf.WriteString("\n  ")
@@ -284,17 +282,66 @@ func (pl *Plan) Write(w io.Writer) error {
 	return err
 }
 
-func elem(buf *bytes.Buffer, i int, v any) error {
-	line, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
+// elemStart begins element i of an array, one a line.
+func elemStart(buf *bytes.Buffer, i int) {
 	if i > 0 {
 		buf.WriteByte(',')
 	}
 	buf.WriteString("\n    ")
-	buf.Write(line)
-	return nil
+}
+
+// appendJSON writes the placement as json.Marshal does (its fields in
+// struct order), without reflection: a plan has a line per placement.
+func (p *Placement) appendJSON(buf *bytes.Buffer) {
+	buf.WriteString(`{"block":`)
+	appendString(buf, p.Block)
+	buf.WriteString(`,"from":`)
+	buf.WriteString(strconv.Itoa(p.From))
+	buf.WriteString(`,"to":`)
+	buf.WriteString(strconv.Itoa(p.To))
+	buf.WriteString(`,"level":`)
+	appendString(buf, p.Level)
+	buf.WriteString(`,"offset":`)
+	buf.WriteString(strconv.FormatInt(p.Offset, 10))
+	buf.WriteByte('}')
+}
+
+// appendJSON writes the transfer as MarshalJSON does, without reflection.
+func (x *Transfer) appendJSON(buf *bytes.Buffer) {
+	buf.WriteString(`{"block":`)
+	appendString(buf, x.Block)
+	buf.WriteString(`,"at":`)
+	buf.WriteString(strconv.Itoa(x.At))
+	if x.Start != x.At {
+		buf.WriteString(`,"start":`)
+		buf.WriteString(strconv.Itoa(x.Start))
+	}
+	buf.WriteString(`,"from_level":`)
+	appendString(buf, x.FromLevel)
+	if !x.Load {
+		buf.WriteString(`,"from_offset":`)
+		buf.WriteString(strconv.FormatInt(x.FromOffset, 10))
+	}
+	buf.WriteString(`,"to_level":`)
+	appendString(buf, x.ToLevel)
+	buf.WriteString(`,"to_offset":`)
+	buf.WriteString(strconv.FormatInt(x.ToOffset, 10))
+	buf.WriteByte('}')
+}
+
+// appendString writes s as json.Marshal does: as it is where every byte
+// is printable ASCII that needs no escape (json.Marshal escapes <, > and &
+// too), else through json.Marshal.
+func appendString(buf *bytes.Buffer, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			buf.WriteString(quote(s))
+			return
+		}
+	}
+	buf.WriteByte('"')
+	buf.WriteString(s)
+	buf.WriteByte('"')
 }
 
 func quote(s string) string {

@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -265,4 +266,38 @@ func FuzzParse(f *testing.F) {
 		require.NoError(t, err, "%s", out)
 		require.Equal(t, pl, again)
 	})
+}
+
+// TestWriteLinesAreMarshal: each placement and transfer line of Write is
+// what json.Marshal makes of it (the writer builds them by hand), names
+// that need escaping included.
+func TestWriteLinesAreMarshal(t *testing.T) {
+	names := []string{"conv1.weight", `a"b\c`, "<x>&y", "ünï", "tab\there", "line\u2028sep", "del\x7f", ""}
+	pl := &plan.Plan{Workload: "w", Hardware: "h", TimeUnit: "cycle"}
+	for i, n := range names {
+		pl.Placements = append(pl.Placements, plan.Placement{Block: n, From: i, To: 1 << 40, Level: names[len(names)-1-i], Offset: -int64(i) << 50})
+		pl.Transfers = append(pl.Transfers,
+			plan.Transfer{Block: n, At: i, Start: i, FromLevel: n, FromOffset: int64(i), ToLevel: "L", ToOffset: 1 << 62},
+			plan.Transfer{Block: n, At: i + 3, Start: i, FromLevel: "H", ToLevel: n, ToOffset: 7, Load: true})
+	}
+	var buf bytes.Buffer
+	require.NoError(t, pl.Write(&buf))
+	var want []string
+	for _, p := range pl.Placements {
+		b, err := json.Marshal(p)
+		require.NoError(t, err)
+		want = append(want, string(b))
+	}
+	for _, x := range pl.Transfers {
+		b, err := json.Marshal(x)
+		require.NoError(t, err)
+		want = append(want, string(b))
+	}
+	var got []string
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(line, "    {") {
+			got = append(got, strings.TrimSuffix(strings.TrimPrefix(line, "    "), ","))
+		}
+	}
+	assert.Equal(t, want, got)
 }

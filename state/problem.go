@@ -42,6 +42,15 @@ type Problem struct {
 	touched  [][]int32
 	rank     []int32 // made by the first call of Rank
 	rankOnce sync.Once
+
+	memoMu sync.Mutex
+	memo   map[any]*memoEntry // Memo's values, by key
+}
+
+// memoEntry is one value of Memo, computed once.
+type memoEntry struct {
+	once sync.Once
+	v    any
 }
 
 // Semantics is what the plan's cost model makes of a layout, bound into a
@@ -401,3 +410,24 @@ func (p *Problem) Writable(b, l int) bool {
 
 // Block returns block b of the program.
 func (p *Problem) Block(b int) *workload.Block { return &p.Prog.Blocks[b] }
+
+// Memo returns the value f computes for p, computed once per key: the
+// first call with key runs f, later ones (on any goroutine) wait for it
+// and get the same value. It is for what packages above state derive
+// from the problem alone and would otherwise compute again for each
+// planner or initializer (package actions keeps the timeline's dmin so).
+// f must depend on p only, and the value must not be modified.
+func (p *Problem) Memo(key any, f func() any) any {
+	p.memoMu.Lock()
+	if p.memo == nil {
+		p.memo = map[any]*memoEntry{}
+	}
+	e := p.memo[key]
+	if e == nil {
+		e = &memoEntry{}
+		p.memo[key] = e
+	}
+	p.memoMu.Unlock()
+	e.once.Do(func() { e.v = f() })
+	return e.v
+}

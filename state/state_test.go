@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -588,4 +590,27 @@ func spans(o *state.Occupancy, l int) []state.Span {
 	var out []state.Span
 	o.Spans(l, func(s state.Span) bool { out = append(out, s); return true })
 	return out
+}
+
+// TestMemo: a value is computed once per key, however many goroutines ask
+// for it at once, and each key has its own.
+func TestMemo(t *testing.T) {
+	p := testprog.Bind(testprog.New("m", 1).Block("a", 8, "activation", 0, 0).Program(),
+		testprog.Profile("hw", testprog.Level{Name: "MEM", Capacity: 64, Align: 1, Latency: 1, Bandwidth: 1}))
+	type key struct{ n int }
+	var calls atomic.Int32
+	var wg sync.WaitGroup
+	got := make([]any, 8)
+	for i := range got {
+		wg.Go(func() {
+			got[i] = p.Memo(key{1}, func() any { calls.Add(1); return []int{1} })
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, int32(1), calls.Load(), "computed once")
+	for _, v := range got {
+		assert.Same(t, &got[0].([]int)[0], &v.([]int)[0], "the same value")
+	}
+	assert.Equal(t, []int{2}, p.Memo(key{2}, func() any { return []int{2} }), "another key")
+	assert.Equal(t, int32(1), calls.Load())
 }

@@ -65,7 +65,11 @@ func (c *checker) overlaps() {
 // occupants returns the placements (from <= to) and, under a model with
 // section 6's semantics, the reservations (reservations, timeline.go).
 func (c *checker) occupants() []occupant {
-	occ := make([]occupant, 0, len(c.place))
+	n := len(c.place)
+	if c.model.timeline {
+		n += len(c.xfer) // a reservation per copy at most, and few residents
+	}
+	occ := make([]occupant, 0, n)
 	for i := range c.place {
 		if p := &c.place[i]; p.from <= p.to {
 			occ = append(occ, occupant{kind: occPlace, src: i, b: p.b, l: p.l, from: p.from, to: p.to, off: p.off, end: p.end()})

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/internal/docjson"
@@ -53,25 +56,27 @@ func Parse(file string, data []byte) (*Program, error) {
 	if p.Source, err = top.String("source", false); err != nil {
 		return nil, err
 	}
-	ops, err := top.Array("ops", true)
+	ops, err := top.Objects("ops", true)
 	if err != nil {
 		return nil, err
 	}
 	p.Ops = make([]Op, len(ops))
-	for i, raw := range ops {
-		if p.Ops[i], err = parseOp(doc, i, raw); err != nil {
-			return nil, err
-		}
+	if err := inOrder(len(ops), func(i int) (err error) {
+		p.Ops[i], err = parseOp(i, ops[i])
+		return err
+	}); err != nil {
+		return nil, err
 	}
-	blocks, err := top.Array("blocks", true)
+	blocks, err := top.Objects("blocks", true)
 	if err != nil {
 		return nil, err
 	}
 	p.Blocks = make([]Block, len(blocks))
-	for i, raw := range blocks {
-		if p.Blocks[i], err = parseBlock(doc, i, raw, len(p.Ops)); err != nil {
-			return nil, err
-		}
+	if err := inOrder(len(blocks), func(i int) (err error) {
+		p.Blocks[i], err = parseBlock(doc, i, blocks[i], len(p.Ops))
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	if err := p.Validate(doc); err != nil {
 		return nil, err
@@ -79,8 +84,62 @@ func Parse(file string, data []byte) (*Program, error) {
 	return p, nil
 }
 
-func parseOp(doc string, i int, raw json.RawMessage) (Op, error) {
-	o, err := docjson.NewObject(doc, opItem(i, docjson.Name(raw)), raw)
+// parseChunk is how many ops or blocks a core of inOrder decodes at a
+// time.
+const parseChunk = 1024
+
+// inOrder calls parse(i) for every i in [0, n), on all cores in chunks
+// when there are several (each element decodes on its own), and returns
+// the error of the lowest i that has one: the error a loop in order would
+// stop at.
+func inOrder(n int, parse func(i int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), (n+parseChunk-1)/parseChunk)
+	if workers <= 1 {
+		for i := range n {
+			if err := parse(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		next  atomic.Int64
+		mu    sync.Mutex
+		first = n // the lowest i with an error so far
+		ferr  error
+	)
+	work := func() {
+		for {
+			lo := int(next.Add(parseChunk)) - parseChunk
+			mu.Lock()
+			stop := lo >= first
+			mu.Unlock()
+			if lo >= n || stop {
+				return // chunks are taken in order: the rest lie above
+			}
+			for i := lo; i < min(lo+parseChunk, n); i++ {
+				if err := parse(i); err != nil {
+					mu.Lock()
+					if i < first {
+						first, ferr = i, err
+					}
+					mu.Unlock()
+					break
+				}
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	return ferr
+}
+
+func parseOp(i int, e docjson.Elem) (Op, error) {
+	o, err := e.Object(func(name string) string { return opItem(i, name) })
 	if err != nil {
 		return Op{}, err
 	}
@@ -100,15 +159,18 @@ func parseOp(doc string, i int, raw json.RawMessage) (Op, error) {
 // parseBlock decodes block i of a program of numOps ops. Validate checks
 // the rules; only values too large for a timestep are caught here, with the
 // message Validate would give.
-func parseBlock(doc string, i int, raw json.RawMessage, numOps int) (Block, error) {
-	item := fmt.Sprintf("block %d", i)
-	if n := docjson.Name(raw); n != "" {
-		item = fmt.Sprintf("block %q", n)
-	}
-	o, err := docjson.NewObject(doc, item, raw)
+func parseBlock(doc string, i int, e docjson.Elem, numOps int) (Block, error) {
+	o, err := e.Object(func(name string) string {
+		// strconv rather than fmt: every block is named so.
+		if name != "" {
+			return "block " + strconv.Quote(name)
+		}
+		return "block " + strconv.Itoa(i)
+	})
 	if err != nil {
 		return Block{}, err
 	}
+	item := o.Item()
 	var b Block
 	if b.Name, err = o.String("name", true); err != nil {
 		return b, err

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hieropt/hieropt/gen"
 	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/workload"
 )
@@ -356,4 +358,37 @@ func FuzzParse(f *testing.F) {
 		require.NoError(t, err, buf.String())
 		assertSameProgram(t, p, q)
 	})
+}
+
+// TestParseLargeFirstError: on a program large enough for Parse to decode
+// its blocks on several cores, the error reported is the first block's
+// in document order, as a loop in order finds it, however the work is
+// shared; the same for ops.
+func TestParseLargeFirstError(t *testing.T) {
+	prog, err := gen.Generate(gen.Options{Ops: 3000, Seed: 3})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, prog.Write(&buf))
+	lines := strings.Split(buf.String(), "\n")
+	// corrupt makes the line of the block (or op) named name give size
+	// (or macs) a string.
+	corrupt := func(lines []string, name, field string) []string {
+		out := slices.Clone(lines)
+		for i, l := range out {
+			if strings.Contains(l, `{"name":"`+name+`"`) {
+				out[i] = strings.Replace(l, `"`+field+`":`, `"`+field+`":"x","was":`, 1)
+				return out
+			}
+		}
+		t.Fatalf("no line for %q", name)
+		return nil
+	}
+	b1, b2 := prog.Blocks[1500].Name, prog.Blocks[len(prog.Blocks)-10].Name
+	bad := corrupt(corrupt(lines, b2, "size"), b1, "size")
+	_, err = workload.Parse("g.json", []byte(strings.Join(bad, "\n")))
+	assert.EqualError(t, err, `workload "g.json": block "`+b1+`": field "size": want an integer, got string "x"`)
+	o1, o2 := prog.Ops[1200].Name, prog.Ops[2900].Name
+	bad = corrupt(corrupt(lines, o2, "macs"), o1, "macs")
+	_, err = workload.Parse("g.json", []byte(strings.Join(bad, "\n")))
+	assert.EqualError(t, err, `workload "g.json": op 1200 "`+o1+`": field "macs": want an integer, got string "x"`)
 }

@@ -13,6 +13,7 @@ package workload
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/hieropt/hieropt/inputerr"
 )
@@ -121,10 +122,11 @@ func (p *Program) BlockItem(i int) string {
 }
 
 func opItem(i int, name string) string {
+	// strconv rather than fmt: a document names every op (see Parse).
 	if name != "" {
-		return fmt.Sprintf("op %d %q", i, name)
+		return "op " + strconv.Itoa(i) + " " + strconv.Quote(name)
 	}
-	return fmt.Sprintf("op %d", i)
+	return "op " + strconv.Itoa(i)
 }
 
 // Validate checks every rule of FORMATS.md section 1; it does not change p.

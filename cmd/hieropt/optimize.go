@@ -218,7 +218,8 @@ optimize keeps what validating, writing and the summary need (estimated
 from the program's size) and gives the rest to the planner: the search
 stops at its end with the best plan committed so far, repacking gets what
 the search left (it is skipped when nothing is), and the initializer
-always runs to its end, as without its plan there is nothing to write. The
+always runs to its end in workload order (cost.initial's plan: without
+it there is nothing to write; the other start orders stop at the limit). The
 summary's time line lists each part, and its limit line says where the
 limit fell ("it ran out in the search at timestep 1234 of 20000;
 repacking skipped"); the cost bound is left out when no time is left for
