@@ -166,12 +166,13 @@ func joinNames(names []string) string {
 // state the same cost.initial; only the search walks and repacks.
 func TestPlanners(t *testing.T) {
 	prog, prof := documents(t, "resnet50-int8", seedHW("ethos-u55"))
-	assert.Equal(t, []string{"initializer", "none", "pack", "search", "seed000", "seed001", "seed004", "seed004-pipeline", "tflm", "xla-msa"}, hieropt.PlannerNames())
+	assert.Equal(t, []string{"initializer", "none", "pack", "resident-all", "search", "seed000", "seed001", "seed004", "seed004-pipeline", "tflm", "xla-msa"}, hieropt.PlannerNames())
 	initial := -1.0
 	for _, pl := range hieropt.Planners() {
 		assert.NotEmpty(t, pl.Doc())
-		if pl.Name() == hieropt.PipelinePlanner {
-			// The timeline model's only (planners_baseline_test.go).
+		if pl.Name() == hieropt.PipelinePlanner || pl.Name() == hieropt.ResidentAllPlanner {
+			// The timeline model's only (planners_baseline_test.go,
+			// resident_test.go).
 			_, err := hieropt.Plan(context.Background(), prog, prof, &hieropt.Settings{Planner: pl.Name()})
 			var pe *hieropt.PlannerError
 			assert.ErrorAs(t, err, &pe)

@@ -23,7 +23,8 @@ import (
 
 // Planner is a planner Plan can run, registered by name: "search",
 // "initializer", "none", and one per single-arena planner of package arena
-// ("pack", "seed000", "seed001", "seed004", "tflm"). Settings.Planner
+// ("pack", "seed000", "seed001", "seed004", "tflm"), and the baselines
+// "seed004-pipeline", "xla-msa" and "resident-all". Settings.Planner
 // names it.
 type Planner interface {
 	Name() string
@@ -39,7 +40,7 @@ type Planner interface {
 var planners = registry.New[Planner]("hieropt: planner")
 
 func init() {
-	planners.MustRegister(searchPlanner{}, initializerPlanner{}, nonePlanner{}, pipelinePlanner{}, msaPlanner{})
+	planners.MustRegister(searchPlanner{}, initializerPlanner{}, nonePlanner{}, pipelinePlanner{}, msaPlanner{}, residentAllPlanner{})
 	for _, name := range arena.Names() {
 		a, _ := arena.Lookup(name)
 		planners.MustRegister(arenaPlanner{a})
@@ -98,8 +99,9 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	orders := r.s.starts()
 	if p.Timeline() && r.s.Starts == nil {
 		// Under the timeline model the default starts include constants
-		// made resident in the fastest level, in all and in half the room.
-		orders = append(orders, actions.ResidentOrder, actions.ResidentHalfOrder)
+		// made resident in the fastest level, in all and in half the room,
+		// and in every writable level faster than their home.
+		orders = append(orders, actions.ResidentOrder, actions.ResidentHalfOrder, actions.ResidentLevelsOrder)
 	}
 	// others holds per order its candidates: one, or for the bound order
 	// one per guide.
