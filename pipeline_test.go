@@ -389,6 +389,13 @@ var unfitPairs = map[[2]string]string{
 	{"vit_b_16-int8", "k210"}:             `its live blocks need at least 87019264 B but the levels hold 25165824 B`,
 	{"resnet18-fp32", "k210"}:             `block "conv1.im2col": size 7375872 B is larger than every writable level of hardware profile "k210" (AISRAM 2097152 B, SRAM 6291456 B); read-only Flash holds constants only`,
 	{"resnet50-fp32", "k210"}:             `block "conv1.im2col": size 7375872 B is larger than every writable level of hardware profile "k210" (AISRAM 2097152 B, SRAM 6291456 B); read-only Flash holds constants only`,
+	{"gpt2-small-like-fp32", "esp32-s3"}:  `block "wte.weight": size 154389504 B is larger than every level`,
+	{"gpt2-small-like-int8", "esp32-s3"}:  `block "wte.weight": size 38597376 B is larger than every level`,
+	{"resnet18-fp32", "esp32-s3"}:         `its live blocks need at least 57985696 B but the levels hold 25690112 B`,
+	{"resnet50-fp32", "esp32-s3"}:         `its live blocks need at least 113629856 B but the levels hold 25690112 B`,
+	{"resnet50-int8", "esp32-s3"}:         `its live blocks need at least 28407472 B but the levels hold 25690112 B`,
+	{"vit_b_16-fp32", "esp32-s3"}:         `its live blocks need at least 348076960 B but the levels hold 25690112 B`,
+	{"vit_b_16-int8", "esp32-s3"}:         `its live blocks need at least 87019248 B but the levels hold 25690112 B`,
 	{"gpt2-small-like-int8", "ethos-u55"}: `block "lm_head.out": size 6432896 B is larger than every writable level of hardware profile "ethos-u55" (SRAM 4194304 B); read-only OffChipFlash holds constants only`,
 	{"mobilenet_v2-fp32", "ethos-u55"}:    `block "features_2_conv_0_0.out": size 4816896 B is larger than every writable level of hardware profile "ethos-u55" (SRAM 4194304 B); read-only OffChipFlash holds constants only`,
 	{"resnet18-fp32", "ethos-u55"}:        `block "conv1.im2col": size 7375872 B is larger than every writable level of hardware profile "ethos-u55" (SRAM 4194304 B); read-only OffChipFlash holds constants only`,
@@ -401,8 +408,8 @@ var unfitPairs = map[[2]string]string{
 // profile as a user gets them (under the profiles' timeline model), the
 // search in checking mode (invariants verified after every commit); Plan
 // checks every plan. The pairs of unfitPairs must fail with their error
-// (an input or capacity error, no plan), every other pair must plan: 77
-// of the 91. The pairs run as parallel subtests, each search on one
+// (an input or capacity error, no plan), every other pair must plan: 83
+// of the 104. The pairs run as parallel subtests, each search on one
 // worker: two searches on two cores beat one on two, where most pairs are
 // too short to share (on the project's 2-core VM, otherwise idle, 39-40 s against 47 s
 // for the pairs one after another with two workers each). Under -short
@@ -414,7 +421,7 @@ func TestEveryShippedPair(t *testing.T) {
 	t.Cleanup(func() {
 		if !t.Failed() && !testmode.Quick() {
 			assert.Equal(t, int32(len(workloads.Names())*len(profiles.Names())-len(unfitPairs)), planned.Load())
-			assert.Equal(t, int32(77), planned.Load())
+			assert.Equal(t, int32(83), planned.Load())
 		}
 	})
 	for _, w := range workloads.Names() {

@@ -92,7 +92,9 @@ type candidate struct {
 // then the rest of the bound order's. The bound order's start is usually
 // the cheaper but not always where the walk ends cheapest: on some
 // programs the walk from another order ends lower, so all are walked (see
-// walks). The bound the bound order needs is computed under lim (cut there, it is a looser
+// walks). The resident-levels order's plan (timeline model) is walked too,
+// first if it is the cheapest start, else after the others, unless it is
+// one of their plans. The bound the bound order needs is computed under lim (cut there, it is a looser
 // guide; past lim, the bound order has no start); the rest under ctx.
 func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	p := r.p
@@ -143,11 +145,18 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	workload := search.Start{Layout: init, Initializer: actions.NewInitializer(p), Model: r.model}
 	best := walkStart{Start: workload, order: actions.WorkloadOrder, cost: cost}
 	var bound []walkStart
+	var levels *walkStart // the resident-levels start, walked apart
 	found := false
 	for i, o := range orders {
 		w := walkStart{Start: workload, order: o, cost: cost}
 		if o == actions.BoundOrder {
 			bound = r.guided(others[i])
+			continue
+		}
+		if o == actions.ResidentLevelsOrder {
+			if c := others[i][0]; c.err == nil {
+				levels = &walkStart{Start: search.Start{Layout: c.lay, Initializer: c.in, Model: r.model}, order: o, cost: costmodel.Total(r.model, p, c.lay)}
+			}
 			continue
 		}
 		if o != actions.WorkloadOrder {
@@ -172,6 +181,17 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 		walks = append([]walkStart{bound[0], best}, bound[1:]...)
 	default:
 		walks = append([]walkStart{best}, bound...)
+	}
+	// The resident-levels start is walked besides the others (the cheaper
+	// start first) unless it is one of their plans: the walk from it does
+	// not always end lower than the walk from the other orders' cheapest,
+	// which is walked as before, so no plan gets costlier for it.
+	if levels != nil && !slices.ContainsFunc(walks, func(w walkStart) bool { return w.Layout.Equal(levels.Layout) }) {
+		if levels.cost < walks[0].cost {
+			walks = append([]walkStart{*levels}, walks...)
+		} else {
+			walks = append(walks, *levels)
+		}
 	}
 	r.res.Initial.Start, r.res.Initial.StartCost = walks[0].order.Name(), walks[0].cost
 	return walks, nil
