@@ -145,7 +145,8 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	workload := search.Start{Layout: init, Initializer: actions.NewInitializer(p), Model: r.model}
 	best := walkStart{Start: workload, order: actions.WorkloadOrder, cost: cost}
 	var bound []walkStart
-	var levels *walkStart // the resident-levels start, walked apart
+	var levels *walkStart     // the resident-levels start, walked apart
+	var plans []*state.Layout // the other orders' plans but the bound order's
 	found := false
 	for i, o := range orders {
 		w := walkStart{Start: workload, order: o, cost: cost}
@@ -167,6 +168,7 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 			w.cost = costmodel.Total(r.model, p, c.lay)
 			w.Start = search.Start{Layout: c.lay, Initializer: c.in, Model: r.model}
 		}
+		plans = append(plans, w.Layout)
 		if !found || w.cost < best.cost {
 			best, found = w, true
 		}
@@ -183,10 +185,13 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 		walks = append([]walkStart{best}, bound...)
 	}
 	// The resident-levels start is walked besides the others (the cheaper
-	// start first) unless it is one of their plans: the walk from it does
-	// not always end lower than the walk from the other orders' cheapest,
-	// which is walked as before, so no plan gets costlier for it.
-	if levels != nil && !slices.ContainsFunc(walks, func(w walkStart) bool { return w.Layout.Equal(levels.Layout) }) {
+	// start first) unless it is the plan of another order (where no
+	// constant is resident outside the fastest level it is the resident
+	// order's): the walk from it does not always end lower than the walk
+	// from the other orders' cheapest, which is walked as before, so no
+	// plan gets costlier for it.
+	same := func(lay *state.Layout) bool { return lay.Equal(levels.Layout) }
+	if levels != nil && !slices.ContainsFunc(plans, same) && !slices.ContainsFunc(walks, func(w walkStart) bool { return same(w.Layout) }) {
 		if levels.cost < walks[0].cost {
 			walks = append([]walkStart{*levels}, walks...)
 		} else {
