@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -125,7 +126,7 @@ func NewInitializerOrder(p *state.Problem, ord Order) *Initializer {
 		if share := ord.residentShare(); share > 0 {
 			in.tl.resident = residents(p, share)
 		} else if ord == ResidentLevelsOrder {
-			in.tl.resident = residentLevels(p)
+			in.tl.resident = residentLevels(p, false)
 		}
 	}
 	return in
@@ -153,7 +154,23 @@ func (in *Initializer) Order(t int) []int32 { return in.order[t] }
 // segments up to from-1 and stay where they are at from-1 for the rest of
 // their lives (segments starting at from or later are dropped): this is
 // the re-planning step of the search. Run(lay, 0) plans from empty memory.
+//
+// In ResidentLevelsOrder, where Run from 0 cannot place a block, the
+// residents are chosen again with a margin (residentLevels) and the run
+// made again; the initializer keeps them from then on.
 func (in *Initializer) Run(lay *state.Layout, from int) (*state.Occupancy, error) {
+	occ, err := in.run(lay, from)
+	var ie *InfeasibleError
+	if from == 0 && err != nil && errors.As(err, &ie) && in.ord == ResidentLevelsOrder && in.tl != nil && !in.tl.margin {
+		in.tl.margin = true
+		in.tl.resident = residentLevels(in.p, true)
+		return in.run(lay, 0)
+	}
+	return occ, err
+}
+
+// run is Run, once.
+func (in *Initializer) run(lay *state.Layout, from int) (*state.Occupancy, error) {
 	p := in.p
 	var occ *state.Occupancy
 	if from == 0 {

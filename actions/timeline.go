@@ -27,6 +27,10 @@ type timelineInit struct {
 	// resident lists the constants the order makes resident (ResidentOrder),
 	// with their segments, in block order.
 	resident []residentSeg
+	// margin is ResidentLevelsOrder's retry: its residents were chosen
+	// again with a margin (residentLevels) after the initializer could
+	// not place a block with the first choice.
+	margin bool
 }
 
 // residentSeg is a resident constant and its only segment.
@@ -103,19 +107,22 @@ func residents(p *state.Problem, share float64) []residentSeg {
 // than constants that may use it need there at one timestep once the
 // faster writable levels are full: their live footprints (in l) less
 // what the faster levels leave them (each one's capacity less its
-// resident constants), at least 0. In the fastest level that is
-// ResidentOrder's room. The constants not yet resident, not pinned, read,
+// resident constants), at least 0, and, below the fastest writable level,
+// with margin less the largest such block's footprint (the faster
+// levels' free space may be in gaps too small for it). In the fastest
+// level that is ResidentOrder's room. The constants not yet resident, not pinned, read,
 // that may live in l and whose home is slower than l are taken by their
 // saving per byte there, the sum over their reads of out(home) - out(l),
 // over their footprint in l (highest first, ties by block ID), each while
 // the chosen ones' footprints fit the room, packed from the top of the
 // level down as in residents. Each constant is resident in one level at
 // most.
-func residentLevels(p *state.Problem) []residentSeg {
+func residentLevels(p *state.Problem, margin bool) []residentSeg {
 	T := p.Prog.Timesteps()
 	taken := make([]bool, p.Blocks())
 	var out []residentSeg
-	var left int64 // what the faster writable levels leave the other blocks
+	var left int64  // what the faster writable levels leave the other blocks
+	faster := false // a writable level faster than l was seen
 	live := make([]int64, T+1)
 	for l := range p.Levels() {
 		lv := &p.HW.Levels[l]
@@ -123,11 +130,13 @@ func residentLevels(p *state.Problem) []residentSeg {
 			continue
 		}
 		clear(live)
+		var largest int64
 		for b := range p.Blocks() {
 			blk := p.Block(b)
 			if blk.Kind != workload.Constant && p.Allowed(b, l) {
 				live[blk.First] += p.Foot(b, l)
 				live[blk.Last+1] -= p.Foot(b, l)
+				largest = max(largest, p.Foot(b, l))
 			}
 		}
 		var cur, peak int64
@@ -136,6 +145,13 @@ func residentLevels(p *state.Problem) []residentSeg {
 			peak = max(peak, cur-left)
 		}
 		room := lv.Capacity - peak
+		if faster && margin {
+			// What the faster levels were to hold may not fit there
+			// for want of one free gap large enough: room for the
+			// largest block is kept.
+			room -= largest
+		}
+		faster = true
 		type cand struct {
 			b    int
 			gain float64
