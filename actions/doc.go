@@ -117,8 +117,10 @@
 //     other blocks' max-live leaves there. ResidentLevelsOrder does the
 //     same in every writable level faster than the constant's home,
 //     fastest first, each level's room what the other blocks need there
-//     once the faster levels are full. No action touches a resident
-//     constant (Eligible).
+//     once the faster levels are full (where the run cannot place a
+//     block so, chosen again keeping room for the largest other block
+//     below the fastest level). No action touches a resident constant
+//     (Eligible).
 //   - Actions: move and swap make a synchronous copy (start == at);
 //     Detach vacates the block's range at t (it was there until t-1: the
 //     free-since log learns it) and releases the reservations of its later
