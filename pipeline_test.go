@@ -114,7 +114,7 @@ func TestSettingsValidate(t *testing.T) {
 		s    hieropt.Settings
 		want string
 	}{
-		{hieropt.Settings{Planner: "greedy"}, `Settings.Planner "greedy": not a registered planner (registered: initializer, none, pack, search, seed000, seed001, seed004, seed004-pipeline, tflm, xla-msa)`},
+		{hieropt.Settings{Planner: "greedy"}, `Settings.Planner "greedy": not a registered planner (registered: initializer, none, pack, resident-all, search, seed000, seed001, seed004, seed004-pipeline, tflm, xla-msa)`},
 		{hieropt.Settings{CostModel: "free"}, `Settings.CostModel "free": not a registered cost model (registered: ` + joinNames(costmodel.Names()) + `)`},
 		{hieropt.Settings{Search: search.Settings{Beam: -2}}, `Settings.Search.Beam -2: want a positive number, or -1 for unbounded`},
 		{hieropt.Settings{Search: search.Settings{MaxCandidates: -3}}, `Settings.Search.MaxCandidates -3: want a positive number, or -1 for no cap`},
@@ -124,7 +124,7 @@ func TestSettingsValidate(t *testing.T) {
 		{hieropt.Settings{Search: search.Settings{Workers: -1}}, `Settings.Search.Workers -1: want a number >= 0`},
 		{hieropt.Settings{Repack: new(-1)}, `Settings.Repack -1: want a number >= 0 (0 = off)`},
 		{hieropt.Settings{Starts: []string{}}, `Settings.Starts []: want at least one initializer order, or nil for the default`},
-		{hieropt.Settings{Starts: []string{"kind", "size"}}, `Settings.Starts [kind size]: "size" is not a registered initializer order (registered: bound, kind, resident, resident-half, workload)`},
+		{hieropt.Settings{Starts: []string{"kind", "size"}}, `Settings.Starts [kind size]: "size" is not a registered initializer order (registered: bound, kind, resident, resident-half, resident-levels, workload)`},
 		{hieropt.Settings{Starts: []string{"kind", "kind"}}, `Settings.Starts [kind kind]: "kind" is named twice`},
 	} {
 		err := c.s.Validate()
