@@ -153,7 +153,7 @@ func ExampleSettings_Validate() {
 	s := &hieropt.Settings{Planner: "greedy", Search: search.Settings{Beam: -2}, Repack: new(-1)}
 	fmt.Println(s.Validate())
 	// Output:
-	// Settings.Planner "greedy": not a registered planner (registered: initializer, none, pack, search, seed000, seed001, seed004, seed004-pipeline, tflm, xla-msa)
+	// Settings.Planner "greedy": not a registered planner (registered: initializer, none, pack, resident-all, search, seed000, seed001, seed004, seed004-pipeline, tflm, xla-msa)
 	// Settings.Search.Beam -2: want a positive number, or -1 for unbounded
 	// Settings.Repack -1: want a number >= 0 (0 = off)
 }

@@ -23,7 +23,8 @@ import (
 
 // Planner is a planner Plan can run, registered by name: "search",
 // "initializer", "none", and one per single-arena planner of package arena
-// ("pack", "seed000", "seed001", "seed004", "tflm"). Settings.Planner
+// ("pack", "seed000", "seed001", "seed004", "tflm"), and the baselines
+// "seed004-pipeline", "xla-msa" and "resident-all". Settings.Planner
 // names it.
 type Planner interface {
 	Name() string
@@ -39,7 +40,7 @@ type Planner interface {
 var planners = registry.New[Planner]("hieropt: planner")
 
 func init() {
-	planners.MustRegister(searchPlanner{}, initializerPlanner{}, nonePlanner{}, pipelinePlanner{}, msaPlanner{})
+	planners.MustRegister(searchPlanner{}, initializerPlanner{}, nonePlanner{}, pipelinePlanner{}, msaPlanner{}, residentAllPlanner{})
 	for _, name := range arena.Names() {
 		a, _ := arena.Lookup(name)
 		planners.MustRegister(arenaPlanner{a})
@@ -91,15 +92,18 @@ type candidate struct {
 // then the rest of the bound order's. The bound order's start is usually
 // the cheaper but not always where the walk ends cheapest: on some
 // programs the walk from another order ends lower, so all are walked (see
-// walks). The bound the bound order needs is computed under lim (cut there, it is a looser
+// walks). The resident-levels order's plan (timeline model) is walked too,
+// first if it is the cheapest start, else after the others, unless it is
+// one of their plans. The bound the bound order needs is computed under lim (cut there, it is a looser
 // guide; past lim, the bound order has no start); the rest under ctx.
 func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	p := r.p
 	orders := r.s.starts()
 	if p.Timeline() && r.s.Starts == nil {
 		// Under the timeline model the default starts include constants
-		// made resident in the fastest level, in all and in half the room.
-		orders = append(orders, actions.ResidentOrder, actions.ResidentHalfOrder)
+		// made resident in the fastest level, in all and in half the room,
+		// and in every writable level faster than their home.
+		orders = append(orders, actions.ResidentOrder, actions.ResidentHalfOrder, actions.ResidentLevelsOrder)
 	}
 	// others holds per order its candidates: one, or for the bound order
 	// one per guide.
@@ -177,11 +181,19 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 	workload := search.Start{Layout: init, Initializer: actions.NewInitializer(p), Model: r.model}
 	best := walkStart{Start: workload, order: actions.WorkloadOrder, cost: cost}
 	var bound []walkStart
+	var levels *walkStart     // the resident-levels start, walked apart
+	var plans []*state.Layout // the other orders' plans but the bound order's
 	found := false
 	for i, o := range orders {
 		w := walkStart{Start: workload, order: o, cost: cost}
 		if o == actions.BoundOrder {
 			bound = r.guided(others[i])
+			continue
+		}
+		if o == actions.ResidentLevelsOrder {
+			if c := others[i][0]; c.err == nil {
+				levels = &walkStart{Start: search.Start{Layout: c.lay, Initializer: c.in, Model: r.model}, order: o, cost: costmodel.Total(r.model, p, c.lay)}
+			}
 			continue
 		}
 		if o != actions.WorkloadOrder {
@@ -192,6 +204,7 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 			w.cost = costmodel.Total(r.model, p, c.lay)
 			w.Start = search.Start{Layout: c.lay, Initializer: c.in, Model: r.model}
 		}
+		plans = append(plans, w.Layout)
 		if !found || w.cost < best.cost {
 			best, found = w, true
 		}
@@ -206,6 +219,20 @@ func (r *run) starts(lim, ctx context.Context) ([]walkStart, error) {
 		walks = append([]walkStart{bound[0], best}, bound[1:]...)
 	default:
 		walks = append([]walkStart{best}, bound...)
+	}
+	// The resident-levels start is walked besides the others (the cheaper
+	// start first) unless it is the plan of another order (where no
+	// constant is resident outside the fastest level it is the resident
+	// order's): the walk from it does not always end lower than the walk
+	// from the other orders' cheapest, which is walked as before, so no
+	// plan gets costlier for it.
+	same := func(lay *state.Layout) bool { return lay.Equal(levels.Layout) }
+	if levels != nil && !slices.ContainsFunc(plans, same) && !slices.ContainsFunc(walks, func(w walkStart) bool { return same(w.Layout) }) {
+		if levels.cost < walks[0].cost {
+			walks = append([]walkStart{*levels}, walks...)
+		} else {
+			walks = append(walks, *levels)
+		}
 	}
 	r.res.Initial.Start, r.res.Initial.StartCost = walks[0].order.Name(), walks[0].cost
 	return walks, nil

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/hieropt/hieropt/actions"
 	"github.com/hieropt/hieropt/baseline"
 	"github.com/hieropt/hieropt/costmodel"
+	"github.com/hieropt/hieropt/state"
 )
 
 // The planners of issue 15's baselines, by name (Settings.Planner).
@@ -17,6 +20,10 @@ const (
 	// MSAPlanner is a memory-space assignment in the manner of XLA's
 	// (baseline.MSA).
 	MSAPlanner = "xla-msa"
+	// ResidentAllPlanner is every constant that fits made resident,
+	// the fastest writable level first, then the initializer
+	// (actions.ResidentLevelsOrder), without search.
+	ResidentAllPlanner = "resident-all"
 )
 
 // pipelinePlanner is seed 004's pipelined weight loading.
@@ -76,3 +83,50 @@ func (pl msaPlanner) plan(r *run, _, whole context.Context) (string, error) {
 	}
 	return d, nil
 }
+
+// residentAllPlanner is the resident-all baseline.
+type residentAllPlanner struct{}
+
+func (residentAllPlanner) Name() string { return ResidentAllPlanner }
+func (residentAllPlanner) Doc() string {
+	return "every constant that fits resident (a baseline; timeline model only): level by level, fastest writable first, constants made resident (no load, their range kept over the whole run) by saving per byte " +
+		"in the room the other blocks leave there once the faster levels are full, the rest read from their home or streamed; the other blocks by the initializer in kind order (the resident-levels start), no search"
+}
+
+func (pl residentAllPlanner) plan(r *run, _, whole context.Context) (string, error) {
+	if !r.p.Timeline() {
+		return "", &PlannerError{Planner: pl.Name(), Err: fmt.Errorf("%w (this plan's model is %s): --cost-model timeline", ErrResidentTimelineOnly, r.model.Name())}
+	}
+	lay := state.NewLayout(r.p.Blocks())
+	if _, err := actions.NewInitializerOrder(r.p, actions.ResidentLevelsOrder).Run(lay, 0); err != nil {
+		return "", &PlannerError{Planner: pl.Name(), Err: fmt.Errorf("%s: %w", pl.Name(), err)}
+	}
+	r.res.Times.Search = r.lap()
+	if err := r.initial(whole); err != nil {
+		return "", err
+	}
+	r.lay, r.cost = lay, costmodel.Total(r.model, r.p, lay)
+	per := make([]int, r.p.Levels())
+	var bytes int64
+	for b, segs := range lay.Segs {
+		if len(segs) == 1 && segs[0].IsResident() {
+			per[segs[0].Level]++
+			bytes += r.p.Block(b).Size
+		}
+	}
+	var in []string
+	for l, n := range per {
+		if n > 0 {
+			in = append(in, fmt.Sprintf("%d in %s", n, r.p.HW.Levels[l].Name))
+		}
+	}
+	if len(in) == 0 {
+		in = []string{"none"}
+	}
+	return fmt.Sprintf("%s: constants resident %s (%d B); the other blocks by the initializer", pl.Name(), strings.Join(in, ", "), bytes), nil
+}
+
+// ErrResidentTimelineOnly is the resident-all planner's error under a
+// model without residency (only the timeline model has resident
+// constants, FORMATS.md rule 10).
+var ErrResidentTimelineOnly = errors.New("resident-all plans for the timeline model")

@@ -114,8 +114,13 @@
 //     order's run, constants are made resident in the fastest level (no
 //     load, the range kept over the whole run), greedily by saving per
 //     byte, while their footprints fit the room (or half of it) that the
-//     other blocks' max-live leaves there. No action touches a resident
-//     constant (Eligible).
+//     other blocks' max-live leaves there. ResidentLevelsOrder does the
+//     same in every writable level faster than the constant's home,
+//     fastest first, each level's room what the other blocks need there
+//     once the faster levels are full (where the run cannot place a
+//     block so, chosen again keeping room for the largest other block
+//     below the fastest level). No action touches a resident constant
+//     (Eligible).
 //   - Actions: move and swap make a synchronous copy (start == at);
 //     Detach vacates the block's range at t (it was there until t-1: the
 //     free-since log learns it) and releases the reservations of its later

@@ -2,6 +2,7 @@ package actions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -64,6 +65,16 @@ const (
 	// level leave the fast levels to those that pay for them. Without a
 	// guide it is KindOrder.
 	BoundOrder
+	// ResidentLevelsOrder is KindOrder after a pre-pass that, under the
+	// timeline model, makes constants resident in every writable level
+	// faster than their home, fastest first (residentLevels): in each, by
+	// their saving per byte, in the room the blocks other than constants
+	// leave there at their peak once the faster levels are full. On a
+	// profile whose fastest level the activations need, the weights then
+	// stay in a middle level (the K210's general SRAM) instead of
+	// streaming from a slow home every run. Under the other models it is
+	// KindOrder.
+	ResidentLevelsOrder
 )
 
 func (o Order) String() string {
@@ -76,6 +87,8 @@ func (o Order) String() string {
 		return "resident-half"
 	case BoundOrder:
 		return "bound"
+	case ResidentLevelsOrder:
+		return "resident-levels"
 	}
 	return "workload"
 }
@@ -113,6 +126,8 @@ func NewInitializerOrder(p *state.Problem, ord Order) *Initializer {
 		in.tl = newTimelineInit(p)
 		if share := ord.residentShare(); share > 0 {
 			in.tl.resident = residents(p, share)
+		} else if ord == ResidentLevelsOrder {
+			in.tl.resident = residentLevels(p, false)
 		}
 	}
 	return in
@@ -140,15 +155,19 @@ func (in *Initializer) Order(t int) []int32 { return in.order[t] }
 // segments up to from-1 and stay where they are at from-1 for the rest of
 // their lives (segments starting at from or later are dropped): this is
 // the re-planning step of the search. Run(lay, 0) plans from empty memory.
+//
+// In ResidentLevelsOrder, where Run from 0 cannot place a block, the
+// residents are chosen again with a margin (residentLevels) and the run
+// made again; the initializer keeps them from then on.
 func (in *Initializer) Run(lay *state.Layout, from int) (*state.Occupancy, error) {
-	return in.run(nil, lay, from)
+	return in.runRetry(nil, lay, from)
 }
 
 // RunContext is Run(lay, 0) that stops when ctx ends, between timesteps
 // (it looks every ctxEvery of them): it returns ctx's error then, and lay
 // holds a part of a plan. A run that ctx does not stop is Run's.
 func (in *Initializer) RunContext(ctx context.Context, lay *state.Layout) error {
-	_, err := in.run(ctx, lay, 0)
+	_, err := in.runRetry(ctx, lay, 0)
 	return err
 }
 
@@ -156,7 +175,20 @@ func (in *Initializer) RunContext(ctx context.Context, lay *state.Layout) error 
 // context.
 const ctxEvery = 64
 
-// run is Run, stopped by ctx (if not nil) as RunContext says.
+// runRetry is run, made again with the residents' margin where
+// ResidentLevelsOrder cannot place a block (see Run).
+func (in *Initializer) runRetry(ctx context.Context, lay *state.Layout, from int) (*state.Occupancy, error) {
+	occ, err := in.run(ctx, lay, from)
+	var ie *InfeasibleError
+	if from == 0 && err != nil && errors.As(err, &ie) && in.ord == ResidentLevelsOrder && in.tl != nil && !in.tl.margin {
+		in.tl.margin = true
+		in.tl.resident = residentLevels(in.p, true)
+		return in.run(ctx, lay, 0)
+	}
+	return occ, err
+}
+
+// run is Run, once, stopped by ctx (if not nil) as RunContext says.
 func (in *Initializer) run(ctx context.Context, lay *state.Layout, from int) (*state.Occupancy, error) {
 	p := in.p
 	var occ *state.Occupancy

@@ -9,7 +9,7 @@ import (
 )
 
 func TestOrders(t *testing.T) {
-	assert.Equal(t, []string{"bound", "kind", "resident", "resident-half", "workload"}, actions.OrderNames())
+	assert.Equal(t, []string{"bound", "kind", "resident", "resident-half", "resident-levels", "workload"}, actions.OrderNames())
 	for _, o := range actions.Orders() {
 		got, ok := actions.LookupOrder(o.Name())
 		assert.True(t, ok)

@@ -27,6 +27,10 @@ type timelineInit struct {
 	// resident lists the constants the order makes resident (ResidentOrder),
 	// with their segments, in block order.
 	resident []residentSeg
+	// margin is ResidentLevelsOrder's retry: its residents were chosen
+	// again with a margin (residentLevels) after the initializer could
+	// not place a block with the first choice.
+	margin bool
 }
 
 // residentSeg is a resident constant and its only segment.
@@ -92,6 +96,90 @@ func residents(p *state.Problem, share float64) []residentSeg {
 		}
 		out = append(out, residentSeg{c.b, state.Seg{From: int32(p.Block(c.b).First), Level: l, Offset: off, Lead: state.Resident}})
 		end = off
+	}
+	slices.SortFunc(out, func(x, y residentSeg) int { return cmp.Compare(x.b, y.b) })
+	return out
+}
+
+// residentLevels chooses the resident constants of ResidentLevelsOrder's
+// pre-pass: level by level, fastest first, every writable level. In
+// level l the room is its capacity less the most bytes the blocks other
+// than constants that may use it need there at one timestep once the
+// faster writable levels are full: their live footprints (in l) less
+// what the faster levels leave them (each one's capacity less its
+// resident constants), at least 0, and, below the fastest writable level,
+// with margin less the largest such block's footprint (the faster
+// levels' free space may be in gaps too small for it). In the fastest
+// level that is ResidentOrder's room. The constants not yet resident, not pinned, read,
+// that may live in l and whose home is slower than l are taken by their
+// saving per byte there, the sum over their reads of out(home) - out(l),
+// over their footprint in l (highest first, ties by block ID), each while
+// the chosen ones' footprints fit the room, packed from the top of the
+// level down as in residents. Each constant is resident in one level at
+// most.
+func residentLevels(p *state.Problem, margin bool) []residentSeg {
+	T := p.Prog.Timesteps()
+	taken := make([]bool, p.Blocks())
+	var out []residentSeg
+	var left int64  // what the faster writable levels leave the other blocks
+	faster := false // a writable level faster than l was seen
+	live := make([]int64, T+1)
+	for l := range p.Levels() {
+		lv := &p.HW.Levels[l]
+		if lv.ReadOnly {
+			continue
+		}
+		clear(live)
+		var largest int64
+		for b := range p.Blocks() {
+			blk := p.Block(b)
+			if blk.Kind != workload.Constant && p.Allowed(b, l) {
+				live[blk.First] += p.Foot(b, l)
+				live[blk.Last+1] -= p.Foot(b, l)
+				largest = max(largest, p.Foot(b, l))
+			}
+		}
+		var cur, peak int64
+		for t := range T {
+			cur += live[t]
+			peak = max(peak, cur-left)
+		}
+		room := lv.Capacity - peak
+		if faster && margin {
+			// What the faster levels were to hold may not fit there
+			// for want of one free gap large enough: room for the
+			// largest block is kept.
+			room -= largest
+		}
+		faster = true
+		type cand struct {
+			b    int
+			gain float64
+		}
+		var cs []cand
+		for b := range p.Blocks() {
+			blk := p.Block(b)
+			if taken[b] || blk.Kind != workload.Constant || p.Pin(b) != state.NoPin || !p.Allowed(b, l) || p.Home(b) <= l || len(blk.Reads) == 0 {
+				continue
+			}
+			home := &p.HW.Levels[p.Home(b)]
+			gain := float64(len(blk.Reads)) * (home.Out.Time(blk.Size) - lv.Out.Time(blk.Size))
+			if gain > 0 {
+				cs = append(cs, cand{b, gain / float64(p.Foot(b, l))})
+			}
+		}
+		slices.SortStableFunc(cs, func(x, y cand) int { return cmp.Or(cmp.Compare(y.gain, x.gain), cmp.Compare(x.b, y.b)) })
+		end := lv.Capacity
+		for _, c := range cs {
+			off := state.AlignDown(end-p.Foot(c.b, l), p.Align(c.b, l))
+			if off < 0 || lv.Capacity-off > room {
+				continue
+			}
+			out = append(out, residentSeg{c.b, state.Seg{From: int32(p.Block(c.b).First), Level: int32(l), Offset: off, Lead: state.Resident}})
+			taken[c.b] = true
+			end = off
+		}
+		left += end
 	}
 	slices.SortFunc(out, func(x, y residentSeg) int { return cmp.Compare(x.b, y.b) })
 	return out

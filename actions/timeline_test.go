@@ -207,7 +207,7 @@ func TestTimelineInitializerRandom(t *testing.T) {
 			continue
 		}
 		name := fmt.Sprintf("seed %d", seed)
-		for _, ord := range []actions.Order{actions.WorkloadOrder, actions.KindOrder, actions.ResidentOrder, actions.ResidentHalfOrder} {
+		for _, ord := range []actions.Order{actions.WorkloadOrder, actions.KindOrder, actions.ResidentOrder, actions.ResidentHalfOrder, actions.ResidentLevelsOrder} {
 			in := actions.NewInitializerOrder(p, ord)
 			lay := state.NewLayout(p.Blocks())
 			if _, err := in.Run(lay, 0); err != nil {
@@ -312,6 +312,45 @@ func TestResidentOrder(t *testing.T) {
 	_, err = actions.NewInitializerOrder(seed, actions.KindOrder).Run(kind, 0)
 	require.NoError(t, err)
 	assert.True(t, res.Equal(kind), "under the seed model, the kind order")
+}
+
+// TestResidentLevelsOrder: FAST holds 800 B, which activation a (800 B,
+// live over the whole run) needs: no room for residents there, and
+// ResidentOrder makes none. MID (writable, 2000 B; in and out 10 + d/4)
+// is left whole to constants, since FAST holds a at its peak. w1 (three
+// reads) saves 3 * (850 - 210) over its 800 B in MID, w2 (one read) 640:
+// both fit, w1 at the top of MID (offset 1200), w2 below it (400), with
+// no load. SLOW, read-only, is their home. The plan is valid and costs
+// less than ResidentOrder's, which reads or streams them from SLOW.
+func TestResidentLevelsOrder(t *testing.T) {
+	prog := withMACs(testprog.New("rl", 4).
+		Block("w1", 800, "constant", 0, 3, testprog.Reads(1, 2, 3)).
+		Block("w2", 800, "constant", 0, 2, testprog.Reads(2)).
+		Block("a", 800, "activation", 0, 3).
+		Program(), 10, 10, 10, 10)
+	prof := testprog.Profile("tl3",
+		testprog.Level{Name: "FAST", Capacity: 800, Align: 1, Latency: 2, Bandwidth: 8},
+		testprog.Level{Name: "MID", Capacity: 2000, Align: 1, Latency: 10, Bandwidth: 4},
+		testprog.Level{Name: "SLOW", Capacity: 1 << 20, Align: 1, Latency: 50, Bandwidth: 1, ReadOnly: true})
+	prof.Compute = &hw.Compute{MACsPerUnit: 1}
+	p := testprog.BindTimeline(prog, prof)
+	w1, w2 := id(t, p, "w1"), id(t, p, "w2")
+	lay := state.NewLayout(p.Blocks())
+	_, err := actions.NewInitializerOrder(p, actions.ResidentLevelsOrder).Run(lay, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []state.Seg{{From: 0, Level: 1, Offset: 1200, Lead: state.Resident}}, lay.Segs[w1])
+	assert.Equal(t, []state.Seg{{From: 0, Level: 1, Offset: 400, Lead: state.Resident}}, lay.Segs[w2])
+	rep := validatedTimeline(t, p, lay)
+	assert.True(t, rep.Valid(), "%v", rep.Violations)
+
+	fast := state.NewLayout(p.Blocks())
+	_, err = actions.NewInitializerOrder(p, actions.ResidentOrder).Run(fast, 0)
+	require.NoError(t, err)
+	for _, b := range []int{w1, w2} {
+		assert.False(t, fast.Segs[b][0].IsResident(), "no room in FAST")
+	}
+	m := costmodel.Timeline{}
+	assert.Less(t, costmodel.Total(m, p, lay), costmodel.Total(m, p, fast))
 }
 
 // TestPrefetchCandidates: activation a (800 B) is written at 0 in SLOW and

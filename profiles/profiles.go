@@ -1,6 +1,6 @@
 // Package profiles is hieropt's built-in hardware profiles: real devices
 // (Arm Ethos-U55/U65, Huawei Ascend 910, NVIDIA H100, Google TPU v4,
-// Kendryte K210, an Intel Sapphire Rapids core), each with the public
+// Kendryte K210, an Intel Sapphire Rapids core, Espressif ESP32-S3), each with the public
 // sources of its figures in its description. The YAML files are
 // configs/hw/NAME.yaml, embedded in the binary; Get parses one with
 // hw.Parse.

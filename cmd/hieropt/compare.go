@@ -152,7 +152,7 @@ func (a *app) compare(o *compareOptions, s *hieropt.Settings) error {
 		var pe *hieropt.PlannerError
 		if errors.As(err, &pe) {
 			why := "does not fit"
-			if errors.Is(err, baseline.ErrTimelineOnly) {
+			if errors.Is(err, baseline.ErrTimelineOnly) || errors.Is(err, hieropt.ErrResidentTimelineOnly) {
 				why = "not for this model"
 			}
 			rows = append(rows, compareRow{Planner: name, Infeasible: true, Note: err.Error(), why: why})
@@ -203,7 +203,7 @@ func (a *app) compare(o *compareOptions, s *hieropt.Settings) error {
 	}); err != nil {
 		return err
 	}
-	for _, name := range []string{hieropt.PipelinePlanner, hieropt.MSAPlanner} {
+	for _, name := range []string{hieropt.PipelinePlanner, hieropt.MSAPlanner, hieropt.ResidentAllPlanner} {
 		if _, err := row(name, name, func(r *hieropt.Result) string { return r.Plan.Planner }); err != nil {
 			return err
 		}

@@ -28,7 +28,7 @@ func TestCompare(t *testing.T) {
 		} `json:"planners"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
-	require.Len(t, out.Rows, 10)
+	require.Len(t, out.Rows, 11)
 	var best string
 	cheapest := 0.0
 	for _, row := range out.Rows {
@@ -46,17 +46,19 @@ func TestCompare(t *testing.T) {
 	r = runCLI(t, "", "compare", "--workload", "seed000-example", "--hw", repo("testdata", "hw", "two-level-5k.yaml"))
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "cost lower bound 3354.00")
-	// A header and eleven planners (the separator is "|---"); the pack,
+	// A header and twelve planners (the separator is "|---"); the pack,
 	// seed000, seed004 and tflm arenas (5120 B) fit the fast level and
 	// reach the bound, as do xla-msa and the search; seed001's block ids
-	// need 7 KiB and go to SLOW; seed004-pipeline refuses the seed model.
+	// need 7 KiB and go to SLOW; seed004-pipeline and resident-all refuse
+	// the seed model.
 	// TFLM's greedy: 5 (4096 B) at 0; the 2048s in decreasing index order,
 	// 3 at 0, 1 at 2048, 0 at 0; the 1024s, 4 above 1 at 4096, 2 above 1
 	// at 4096: 5120 B.
-	assert.Equal(t, 12, strings.Count(r.stdout, "\n| "), r.stdout)
+	assert.Equal(t, 13, strings.Count(r.stdout, "\n| "), r.stdout)
 	assert.Regexp(t, `\| tflm arena +\| 3354.00 +\|[^\n]*\| valid: 5.0 KiB in FAST +\|`, r.stdout)
 	assert.Regexp(t, `\| xla-msa +\| 3354.00 +\|`, r.stdout)
 	assert.Contains(t, r.stdout, "| not for this model: seed004-pipeline plans for the timeline model (this plan's model is seed003): --cost-model timeline |")
+	assert.Regexp(t, `\| not for this model: resident-all plans for the timeline model \(this plan's model is seed003\): --cost-model timeline +\|`, r.stdout)
 	assert.Regexp(t, `\| seed001 arena +\| 27274.00 +\|`, r.stdout)
 	assert.Regexp(t, `\| pack arena +\| 3354.00 +\|`, r.stdout)
 	assert.Contains(t, r.stdout, "valid: 5.0 KiB in FAST")
