@@ -3,7 +3,6 @@ package tflm
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	flatbuffers "github.com/google/flatbuffers/go"
 
@@ -239,14 +238,4 @@ func (m *Model) ScratchBytes() int64 {
 		n += s.Size()
 	}
 	return n
-}
-
-// unknownNote says which operators' scratch buffers are unknown, for
-// messages; "" if none.
-func (m *Model) unknownNote() string {
-	u := m.UnknownScratch()
-	if len(u) == 0 {
-		return ""
-	}
-	return "the scratch buffers of " + strings.Join(u, ", ") + " are unknown"
 }
