@@ -19,11 +19,16 @@ type Report struct {
 	// max(offset + size).
 	OfflineArena int64
 	// Head is the non-persistent section TFLM makes of the plan: the
-	// offline tensors where they are and the online ones around them by
-	// its greedy planner. Greedy is the head of TFLM's own plan, with no
-	// offline plan. Both leave out kernels' scratch buffers. -1 when the
-	// plan cannot be laid out (N wrong).
+	// offline tensors where they are and the online ones and the
+	// kernels' known scratch buffers around them by its greedy planner.
+	// Greedy is the head of TFLM's own plan, with no offline plan. -1
+	// when the plan cannot be laid out (N wrong).
 	Head, Greedy int64
+	// Scratch is the bytes of the kernels' known scratch buffers, in
+	// both heads; Unknown the operators whose scratch buffers are not
+	// known (Model.UnknownScratch), in neither.
+	Scratch int64
+	Unknown []string
 	// Problems are the rules the plan breaks, one line each; none for a
 	// valid plan.
 	Problems []string
@@ -55,7 +60,7 @@ const maxProblems = 20
 //     from one invocation to the next. Overlaps between operands of one
 //     custom operator are Notes, not problems.
 func (m *Model) Check(offsets []int32) *Report {
-	r := &Report{N: len(offsets), Tensors: len(m.Tensors), Head: -1}
+	r := &Report{N: len(offsets), Tensors: len(m.Tensors), Head: -1, Scratch: m.ScratchBytes(), Unknown: m.UnknownScratch()}
 	_, r.Greedy = m.Greedy()
 	if len(offsets) != len(m.Tensors) {
 		r.Problems = append(r.Problems, fmt.Sprintf("%d offsets for %d tensors: TFLM refuses the model (AllocateTensors fails)", len(offsets), len(m.Tensors)))
@@ -95,17 +100,7 @@ func (m *Model) Check(offsets []int32) *Report {
 // scope whose bytes overlap, in-place pairs excepted; those between
 // operands of one custom operator as notes.
 func (m *Model) overlaps(offsets []int32, off []int) (problems, notes []string) {
-	last := 0
-	for _, t := range m.Tensors {
-		last = max(last, t.Last)
-	}
-	life := func(i int) (int, int) {
-		t := m.Tensors[i]
-		if t.Variable {
-			return -1, last
-		}
-		return t.First, t.Last
-	}
+	life := m.lifeFunc()
 	slices.SortFunc(off, func(a, b int) int {
 		return cmp.Or(cmp.Compare(offsets[a], offsets[b]), cmp.Compare(a, b))
 	})
@@ -160,4 +155,21 @@ func (m *Model) item(i int) string {
 		return fmt.Sprintf("tensor %d %q", i, n)
 	}
 	return fmt.Sprintf("tensor %d", i)
+}
+
+// lifeFunc returns the scopes over which an offline tensor must keep its
+// bytes: its lifetime, the whole run for a variable (it keeps its state
+// from one invocation to the next).
+func (m *Model) lifeFunc() func(i int) (first, last int) {
+	last := 0
+	for _, t := range m.Tensors {
+		last = max(last, t.Last)
+	}
+	return func(i int) (int, int) {
+		t := m.Tensors[i]
+		if t.Variable {
+			return -1, last
+		}
+		return t.First, t.Last
+	}
 }

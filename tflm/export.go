@@ -1,8 +1,10 @@
 package tflm
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/hieropt/hieropt/importer/tflite"
 	"github.com/hieropt/hieropt/plan"
@@ -92,4 +94,51 @@ func (m *Model) FromPlan(w *workload.Program, pl *plan.Plan) (*Exported, error) 
 		}
 	}
 	return e, nil
+}
+
+// Compact returns offline offsets with the offline tensors of offsets
+// moved down as far as they go in the order of their offsets (ties in
+// tensor order): each sits on the highest of the tensors placed before it
+// that are alive with it, or at 0. Tensors alive at a common scope keep
+// their order in the arena, so the plan stays valid; an in-place pair at
+// one offset stays at one offset where the tensors below allow. A plan
+// made for a memory of several levels leaves gaps in the level that holds
+// the arena (constants it copied there, buffers of other timesteps): in a
+// TFLM arena those bytes would be lost.
+func (m *Model) Compact(offsets []int32) []int32 {
+	out := make([]int32, len(offsets))
+	copy(out, offsets)
+	var off []int
+	for i, t := range m.Tensors {
+		if o := offsets[i]; o != Online && t.Planned(o) {
+			off = append(off, i)
+		}
+	}
+	slices.SortStableFunc(off, func(a, b int) int { return cmp.Compare(offsets[a], offsets[b]) })
+	life := m.lifeFunc()
+	for x, t := range off {
+		ft, lt := life(t)
+		var lo int64
+		partner := -1
+		for _, u := range off[:x] {
+			fu, lu := life(u)
+			if ft > lu || fu > lt {
+				continue
+			}
+			if partner < 0 && m.inPlace(u, t, int64(offsets[u]), int64(offsets[t])) {
+				partner = u
+				continue
+			}
+			lo = max(lo, int64(out[u])+m.Tensors[u].Size())
+		}
+		if partner >= 0 {
+			if p := int64(out[partner]); lo <= p {
+				lo = p
+			} else {
+				lo = max(lo, p+m.Tensors[partner].Size())
+			}
+		}
+		out[t] = int32(lo)
+	}
+	return out
 }

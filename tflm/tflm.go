@@ -10,8 +10,15 @@
 //     has bytes; each at a size rounded up to 16 bytes
 //     (MicroArenaBufferAlignment), alive over TFLM's allocation scopes
 //     (tflite.Graph.Scopes);
+//   - the scratch buffers kernels request in Prepare
+//     (RequestScratchBufferInArena), from a table of TFLM's reference
+//     kernels (scratch.go) or sizes the user gives: TFLM plans them in the
+//     head with the tensors, always at run time, each alive at its
+//     operator's scope;
 //   - the plan TFLM's own GreedyMemoryPlanner makes of them (pack.TFLM),
-//     the arena every TFLM user gets by default;
+//     the arena every TFLM user gets by default, and the one it makes
+//     around an offline plan: the head the runtime's arena_used_bytes
+//     counts (with its persistent section);
 //   - offline plans: the metadata entry "OfflineMemoryAllocation", whose
 //     buffer holds little-endian int32 [version, subgraphs, N, offset_0 ..
 //     offset_N-1], one offset per tensor (in bytes from the start of the
@@ -91,6 +98,12 @@ type Model struct {
 	Tensors []Tensor
 	// Offline is the model's offline plan, nil if it has none.
 	Offline *Offline
+	// Scratch are the scratch buffers the kernels request, in the order
+	// TFLM's Prepare calls request them (operator order): from the table
+	// of the reference kernels (scratchOf) or SetScratch.
+	Scratch []Scratch
+	// unknown lists the operators whose scratch buffers are not known.
+	unknown []int
 	data    []byte
 	// first and last are the tensors' scopes (Tensor.First, .Last).
 	first, last []int
@@ -131,9 +144,11 @@ func Read(file string, data []byte) (m *Model, err error) {
 			m, err = nil, tflite.FlatbufferError(doc, len(data), r)
 		}
 	}()
-	if m.Offline, err = readOffline(doc, schema.GetRootAsModel(data, 0)); err != nil {
+	fm := schema.GetRootAsModel(data, 0)
+	if m.Offline, err = readOffline(doc, fm); err != nil {
 		return nil, err
 	}
+	m.readScratch(fm)
 	return m, nil
 }
 
@@ -172,10 +187,12 @@ func readOffline(doc string, fm *schema.Model) (*Offline, error) {
 }
 
 // problem returns the buffers TFLM's planner places under offline offsets
-// offsets (nil: none): one per planned tensor, in tensor order, of the
-// tensor's arena size, alive over its scopes (shifted by one so that
-// TFLM's unset -1 is 0), with the offline offset as fixed (-1 for
-// online). idx maps each buffer to its tensor.
+// offsets (nil: none), in the order TFLM adds them to its planner: one
+// per planned tensor, in tensor order, of the tensor's arena size, alive
+// over its scopes (shifted by one so that TFLM's unset -1 is 0), with the
+// offline offset as fixed (-1 for online); then the known scratch
+// buffers, online, each alive at its operator's scope. idx maps each
+// buffer to its tensor, -1 for a scratch buffer.
 func (m *Model) problem(offsets []int32) (p *pack.Problem, fixed []int64, idx []int) {
 	p = &pack.Problem{}
 	for i, t := range m.Tensors {
@@ -190,21 +207,29 @@ func (m *Model) problem(offsets []int32) (p *pack.Problem, fixed []int64, idx []
 		fixed = append(fixed, int64(off))
 		idx = append(idx, i)
 	}
+	for k, s := range m.Scratch {
+		// Scope s.Op+1, shifted by one as the tensors'.
+		p.Buffers = append(p.Buffers, pack.Buffer{ID: fmt.Sprintf("scratch %d (operator %d)", k, s.Op), Lower: int64(s.Op) + 2, Upper: int64(s.Op) + 3, Size: s.Size()})
+		fixed = append(fixed, Online)
+		idx = append(idx, -1)
+	}
 	return p, fixed, idx
 }
 
 // Greedy returns the plan TFLM's own planner makes of the model with no
 // offline plan: one offset per tensor (Online for the tensors it does not
-// place) and the head's size. Scratch buffers that kernels request at run
-// time are not known here: they come on top.
+// place) and the head's size, the known scratch buffers of the kernels
+// planned with the tensors as TFLM does (UnknownScratch lists those that
+// are not known, and not counted).
 func (m *Model) Greedy() (offsets []int64, head int64) {
 	return m.Head(nil)
 }
 
 // Head returns what TFLM makes of offline offsets (nil: none): the offset
 // of every tensor it places (the offline ones as given, the others around
-// them by its greedy planner; Online for the tensors it does not place)
-// and the head's size.
+// them by its greedy planner with the known scratch buffers; Online for
+// the tensors it does not place) and the head's size, which the runtime's
+// arena_used_bytes counts with its persistent section.
 func (m *Model) Head(offline []int32) (offsets []int64, head int64) {
 	p, fixed, idx := m.problem(offline)
 	offs, head := pack.TFLM(p, fixed, nil)
@@ -213,7 +238,9 @@ func (m *Model) Head(offline []int32) (offsets []int64, head int64) {
 		offsets[i] = Online
 	}
 	for k, i := range idx {
-		offsets[i] = offs[k]
+		if i >= 0 {
+			offsets[i] = offs[k]
+		}
 	}
 	return offsets, head
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hieropt/hieropt/inputerr"
 	"github.com/hieropt/hieropt/tflm"
 )
 
@@ -42,6 +44,15 @@ the model (TFLM reads them there); a line says how many the plan had placed
 in the arena level. The offsets are then checked the way TFLM uses them and
 for what TFLM does not check ('hieropt verify --model'): a plan that breaks
 a rule is not written.
+
+The plan's offsets leave gaps in that level (constants it copied there,
+buffers of other timesteps) that TFLM's arena would keep: they are compacted
+(each tensor moved down onto the tensors below it alive at the same time,
+their order kept). Where 'plan tflm' finds a smaller head at run time
+(kernels' scratch buffers included), its plan is written instead, or every
+tensor is left to TFLM where TFLM's own plan is the smallest or a kernel's
+scratch buffers are unknown: the head is never larger than plan tflm's or
+TFLM's own. A line says which was written.
 
 Exit status: 0 written; 1 the plan cannot be TFLM's (it moves a tensor, uses
 two levels, or breaks a rule); 2 bad input.`,
@@ -80,14 +91,40 @@ two levels, or breaks a rule); 2 bad input.`,
 		if !r.Valid() {
 			return failed(fmt.Errorf("%s: breaks TFLM's rules: %s%s", args[0], r.Problems[0], more(len(r.Problems)-1)))
 		}
-		if err := a.writeModel(m, e.Offsets, o.Output); err != nil {
+		// The plan's offsets in its level leave gaps that a TFLM arena
+		// would keep (constants the plan copied there, other timesteps'
+		// buffers): compact them, and take plan tflm's packing (or TFLM's
+		// own plan) where that is smaller at run time.
+		offsets := m.Compact(e.Offsets)
+		c := m.Check(offsets)
+		if !c.Valid() {
+			return internalErrorf("%s: the compacted plan breaks TFLM's rules: %s", args[0], strings.Join(c.Problems, "; "))
+		}
+		res, err := m.Plan(context.Background(), tflm.PlanOptions{NodeLimit: planTFLMNodeLimit, Deadline: time.Now().Add(60 * time.Second)})
+		if err != nil {
+			return failed(err)
+		}
+		how := fmt.Sprintf("%d tensors at the plan's offsets in %s compacted (the plan spans %s there)", c.Offline, e.Level, bytesOf(r.OfflineArena))
+		switch {
+		case len(res.Unknown) > 0:
+			offsets = res.Offsets
+			how = fmt.Sprintf("every tensor left to TFLM (offset -1): the scratch buffers of %s are unknown, so the plan's head at run time is not known", strings.Join(res.Unknown, ", "))
+		case res.Head < c.Head && res.By == "TFLM greedy":
+			offsets = res.Offsets
+			how = fmt.Sprintf("every tensor left to TFLM (offset -1): the plan's offsets in %s, compacted, make a head of %s at run time, more than TFLM's own", e.Level, bytesOf(c.Head))
+		case res.Head < c.Head:
+			offsets = res.Offsets
+			how = fmt.Sprintf("%d tensors re-packed as plan tflm does: the plan's offsets in %s, compacted, make a head of %s at run time", c.Offline, e.Level, bytesOf(c.Head))
+		}
+		r = m.Check(offsets)
+		if err := a.writeModel(m, offsets, o.Output); err != nil {
 			return err
 		}
 		if a.quiet {
 			return nil
 		}
-		fmt.Fprintf(a.stderr, "wrote %s: %d tensors at the plan's offsets in %s, %d left to TFLM; head %s (TFLM's own plan %s%s)\n",
-			o.Output, r.Offline, e.Level, r.Online, bytesOf(r.Head), bytesOf(r.Greedy), saving(r.Greedy, r.Head))
+		fmt.Fprintf(a.stderr, "wrote %s: %s; head %s at run time (TFLM's own plan %s%s)\n",
+			o.Output, how, bytesOf(r.Head), bytesOf(r.Greedy), saving(r.Greedy, r.Head))
 		if e.Constants > 0 {
 			fmt.Fprintf(a.stderr, "note: the plan places %s in %s; TFLM reads constants where the model holds them, so their space stays unused\n", plural(e.Constants, "constant"), e.Level)
 		}
@@ -106,6 +143,28 @@ func (a *app) writeModel(m *tflm.Model, offsets []int32, path string) error {
 		_, err := w.Write(out)
 		return err
 	})
+}
+
+// parseScratch reads --scratch OP=BYTES[,BYTES...] (OP= for none).
+func parseScratch(s string) (op int, sizes []int64, err error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok {
+		return 0, nil, fmt.Errorf("want OP=BYTES[,BYTES...]")
+	}
+	if op, err = strconv.Atoi(strings.TrimSpace(k)); err != nil || op < 0 {
+		return 0, nil, fmt.Errorf("operator %q: want an operator index (0, 1, ...)", k)
+	}
+	if strings.TrimSpace(v) == "" {
+		return op, nil, nil
+	}
+	for _, f := range strings.Split(v, ",") {
+		b, err := parseBytes(strings.TrimSpace(f))
+		if err != nil || b < 0 {
+			return 0, nil, fmt.Errorf("size %q: want a number of bytes (K, M, G suffixes allowed)", f)
+		}
+		sizes = append(sizes, b)
+	}
+	return op, sizes, nil
 }
 
 func more(n int) string {
@@ -143,6 +202,7 @@ func newPlanCmd(a *app) *cobra.Command {
 
 type planTFLMOptions struct {
 	Arena     string        `mapstructure:"arena"`
+	Scratch   []string      `mapstructure:"scratch"`
 	Output    string        `mapstructure:"output"`
 	TimeLimit time.Duration `mapstructure:"time-limit"`
 }
@@ -167,17 +227,30 @@ copy of the model as its offline memory plan (see 'hieropt export tflm'):
   - hieropt's exact packer (as in 'hieropt pack --minimize') finds the
     smallest head, once with every tensor apart and once with an op that
     runs in place (elementwise, reshape) writing its output over its last
-    input; the smaller is kept. Where neither is smaller than TFLM's own
-    greedy plan, every tensor is left to TFLM (offset -1): TFLM's plan is
-    as small, and at run time it also places kernels' scratch buffers
-    among the tensors (around offline ones, they can cost their bytes
-    more). So the head is never larger than TFLM's;
+    input;
+  - kernels' scratch buffers (RequestScratchBufferInArena in Prepare) share
+    the head, and TFLM always places them itself, at run time, around the
+    offline tensors. Their sizes come from a table of TFLM's reference
+    kernels (ADD_N, int4 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED,
+    MIRROR_PAD, MEAN, SUM, REDUCE_MAX/MIN/ALL, SVDF, TRANSPOSE_CONV,
+    UNIDIRECTIONAL_SEQUENCE_LSTM) or from --scratch OP=BYTES[,BYTES...]
+    (operator OP's requests in order, in place of the table's; repeatable).
+    Each packing is laid out as TFLM lays it out at run time, scratch
+    buffers placed by its greedy planner, and the smallest kept;
+  - where none is smaller than TFLM's own plan, or an operator's scratch
+    buffers are unknown (a custom operator such as
+    TFLite_Detection_PostProcess, unless --scratch gives them), every
+    tensor is left to TFLM (offset -1), with the reason. So the head at run
+    time is never larger than TFLM's own;
   - the head must fit --arena BYTES (K, M, G suffixes allowed), else exit 1.
 
-It prints the head it needs beside what TFLM's own planner needs. TFLM's
-whole arena also holds its persistent section (tensor structs, variables,
-kernels' data) and kernels' scratch buffers, which TFLM places around the
-offline tensors at run time: give TFLM's arena that much more.
+It prints the head TFLM makes of the plan at run time beside TFLM's own,
+scratch buffers included: the saving is what the runtime's
+arena_used_bytes saves. TFLM's whole arena also holds its persistent section
+(tensor structs, variables, kernels' data): give TFLM's arena that much
+more. The scratch sizes are those of TFLM's reference kernels on a 64-bit
+host; optimised kernels (CMSIS-NN, for one) request other sizes: give them
+with --scratch.
 
 The packer's search has a fixed node budget, so the plan is the same on any
 machine; --time-limit stops it earlier if it passes (the plan then depends on
@@ -187,6 +260,7 @@ the machine's speed).`,
 	}
 	f := cmd.Flags()
 	f.String("arena", "", "the most bytes the head may take (K, M, G suffixes allowed)")
+	f.StringArray("scratch", nil, "operator OP's kernel's scratch buffers, OP=BYTES[,BYTES...] in the order it requests them (repeatable; OP= for none)")
 	f.StringP("output", "o", "", "write the planned model here")
 	f.Duration("time-limit", 60*time.Second, "stop the packer's search after this long and keep the best plan (0 = none)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -210,6 +284,15 @@ the machine's speed).`,
 		// refused is refused first.
 		if err := a.checkOutput(o.Output); err != nil {
 			return err
+		}
+		for _, sc := range o.Scratch {
+			op, sizes, err := parseScratch(sc)
+			if err != nil {
+				return usageErrorf("--scratch %q: %s", sc, err.Error())
+			}
+			if err := m.SetScratch(op, sizes); err != nil {
+				return inputerr.New(tflm.DocName(args[0]), fmt.Sprintf("--scratch %q", sc), "%s", err.Error())
+			}
 		}
 		po := tflm.PlanOptions{Capacity: arena, NodeLimit: planTFLMNodeLimit}
 		if o.TimeLimit > 0 {
@@ -239,10 +322,16 @@ the machine's speed).`,
 		if a.quiet {
 			return nil
 		}
-		if res.By == "TFLM greedy" {
-			fmt.Fprintf(a.stderr, "wrote %s: every tensor left to TFLM (offset -1): its own plan is as small, and it places kernels' scratch buffers among the tensors\n", o.Output)
-		} else {
+		switch {
+		case len(res.Unknown) > 0:
+			fmt.Fprintf(a.stderr, "wrote %s: every tensor left to TFLM (offset -1): the scratch buffers of %s are unknown, so no plan's head at run time is (give them with --scratch OP=BYTES,...); the heads above leave them out\n", o.Output, strings.Join(res.Unknown, ", "))
+		case res.By == "TFLM greedy":
+			fmt.Fprintf(a.stderr, "wrote %s: every tensor left to TFLM (offset -1): no plan makes a smaller head at run time, where TFLM places the kernels' scratch buffers around the tensors\n", o.Output)
+		default:
 			fmt.Fprintf(a.stderr, "wrote %s: %d tensors planned offline (%d sharing an input's bytes in place)\n", o.Output, r.Offline, res.InPlace)
+		}
+		if len(m.Scratch) > 0 {
+			fmt.Fprintf(a.stderr, "note: the heads include %s of kernels' scratch buffers (%s), which TFLM places at run time\n", bytesOf(res.Scratch), plural(len(m.Scratch), "request"))
 		}
 		if m.Offline != nil {
 			fmt.Fprintf(a.stderr, "note: it replaces the model's offline plan\n")
@@ -273,6 +362,7 @@ func (a *app) verifyModel(path, format string) error {
 			"model": path, "offline_plan": true, "version": off.Version, "subgraphs": off.Subgraphs,
 			"offsets": r.N, "tensors": r.Tensors, "offline": r.Offline, "online": r.Online, "ignored": r.Ignored,
 			"offline_span": r.OfflineArena, "head": r.Head, "tflm_greedy_head": r.Greedy,
+			"scratch": r.Scratch, "unknown_scratch": nonNil(r.Unknown),
 			"valid": r.Valid(), "problems": nonNil(r.Problems), "notes": nonNil(r.Notes),
 		}); err != nil {
 			return err
@@ -281,8 +371,11 @@ func (a *app) verifyModel(path, format string) error {
 		fmt.Fprintf(a.stdout, "%s: %s version %d, %d subgraphs, %d offsets for %d tensors: %d placed offline, %d left to TFLM, %d ignored (tensors TFLM never places)\n",
 			path, tflm.MetadataName, off.Version, off.Subgraphs, r.N, r.Tensors, r.Offline, r.Online, r.Ignored)
 		if r.Head >= 0 {
-			fmt.Fprintf(a.stdout, "head %s (the offline tensors span %s; TFLM's own plan %s%s), kernels' scratch buffers aside\n",
-				bytesOf(r.Head), bytesOf(r.OfflineArena), bytesOf(r.Greedy), saving(r.Greedy, r.Head))
+			fmt.Fprintf(a.stdout, "head %s at run time (the offline tensors span %s; TFLM's own plan %s%s), %s of kernels' scratch buffers included\n",
+				bytesOf(r.Head), bytesOf(r.OfflineArena), bytesOf(r.Greedy), saving(r.Greedy, r.Head), bytesOf(r.Scratch))
+			if len(r.Unknown) > 0 {
+				fmt.Fprintf(a.stdout, "note: the scratch buffers of %s are unknown: both heads leave them out\n", strings.Join(r.Unknown, ", "))
+			}
 		}
 		for _, n := range r.Notes {
 			fmt.Fprintln(a.stdout, "note: "+n)

@@ -38,8 +38,46 @@ func TestPlanAndExportTFLM(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "valid")
 
-	// Too small an arena: exit 1, nothing written.
 	small := filepath.Join(dir, "small.tflite")
+	// The kernels' scratch buffers count in the heads printed: on
+	// scratchy (MEAN's int8 kernel requests them) the saving is the one
+	// at run time, below what the tensors alone would save.
+	sc := repo("testdata", "tflite", "scratchy.tflite")
+	ms, err := tflm.ReadFile(sc)
+	require.NoError(t, err)
+	_, scGreedy := ms.Greedy()
+	r = runCLI(t, "", "plan", "tflm", sc, "--arena", "1M", "-o", out)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "TFLM's own plan "+strconv.FormatInt(scGreedy, 10)+" B")
+	assert.Contains(t, r.stderr, "of kernels' scratch buffers")
+	sm, err := tflm.ReadFile(out)
+	require.NoError(t, err)
+	_, scHead := ms.Head(sm.Offline.Offsets)
+	assert.Contains(t, r.stdout, fmt.Sprintf("head %d B by pack", scHead))
+	assert.Less(t, scHead, scGreedy)
+	// --scratch gives an operator's requests; bad ones are usage errors.
+	mean := -1
+	for k, op := range ms.Graph.Ops {
+		if op.Type == "MEAN" {
+			mean = k
+			break
+		}
+	}
+	big := filepath.Join(dir, "big.tflite")
+	r = runCLI(t, "", "plan", "tflm", sc, "--arena", "1M", "--scratch", fmt.Sprintf("%d=64K", mean), "-o", big)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.NotContains(t, r.stdout, fmt.Sprintf("TFLM's own plan %d B", scGreedy), "a 64K scratch buffer changes TFLM's head")
+	for _, bad := range []string{"x=1", "1", fmt.Sprintf("%d=-5", mean), "99999=1"} {
+		r = runCLI(t, "", "plan", "tflm", sc, "--arena", "1M", "--scratch", bad, "-o", small)
+		assert.Equal(t, exitInput, r.code, bad)
+		assert.Contains(t, r.stderr, "--scratch", bad)
+		assert.NoFileExists(t, small)
+	}
+	// An operator the model does not have: one line naming the model.
+	assert.Equal(t, 1, strings.Count(r.stderr, "\n"), r.stderr)
+	assert.Contains(t, r.stderr, "scratchy.tflite")
+
+	// Too small an arena: exit 1, nothing written.
 	r = runCLI(t, "", "plan", "tflm", model, "--arena", "1K", "-o", small)
 	assert.Equal(t, exitFailed, r.code)
 	assert.Equal(t, 1, strings.Count(r.stderr, "\n"), r.stderr)
@@ -71,6 +109,18 @@ func TestPlanAndExportTFLM(t *testing.T) {
 	assert.Contains(t, r.stderr, "in SRAM")
 	r = runCLI(t, "", "verify", "--model", ex)
 	require.Equal(t, exitOK, r.code, r.stdout+r.stderr)
+	// The plan spreads the tensors over the SRAM (its constants copied
+	// there too): in the model's one arena the head is no larger than plan
+	// tflm's, nor than TFLM's own.
+	me, err := tflm.ReadFile(ex)
+	require.NoError(t, err)
+	require.NotNil(t, me.Offline)
+	exported := me.Check(me.Offline.Offsets)
+	res, err := m.Plan(context.Background(), tflm.PlanOptions{NodeLimit: planTFLMNodeLimit})
+	require.NoError(t, err)
+	assert.LessOrEqual(t, exported.Head, res.Head, "export tflm's head against plan tflm's")
+	assert.LessOrEqual(t, exported.Head, greedy, "export tflm's head against TFLM's own")
+	assert.Contains(t, r.stdout, fmt.Sprintf("head %d B", exported.Head))
 	// A plan that keeps activations in two levels: refused, one line.
 	two := repo("testdata", "hw", "two-level-5k.yaml")
 	pl2 := filepath.Join(dir, "pd.two.json")
@@ -188,6 +238,10 @@ func TestTFLMHarnessEndToEnd(t *testing.T) {
 	// And a chain of every op the importer lets run in place, each over
 	// its input below (tflm/branchy_test.go made it).
 	models = append(models, repo("testdata", "tflite", "elementwise.tflite"))
+	// And a model whose MEAN kernels request scratch buffers, where a
+	// plan of the tensors alone grows TFLM's arena at run time
+	// (tflm/scratchy_test.go made it).
+	models = append(models, repo("testdata", "tflite", "scratchy.tflite"))
 	const big = 8 << 20
 	corrupted := 0 // models whose outputs an overlapping plan changes
 	defer func() {
@@ -209,6 +263,12 @@ func TestTFLMHarnessEndToEnd(t *testing.T) {
 				return
 			}
 			require.Equal(t, exitOK, r.code, r.stderr)
+			// The saving plan tflm prints is what the runtime's
+			// arena_used_bytes shows.
+			sv := regexp.MustCompile(`saves (\d+) B`).FindStringSubmatch(r.stdout)
+			require.NotNil(t, sv, r.stdout)
+			printed, err := strconv.ParseInt(sv[1], 10, 64)
+			require.NoError(t, err)
 			w := filepath.Join(dir, name+".json")
 			require.Equal(t, exitOK, runCLI(t, "", "import", "tflite", model, "-o", w).code)
 			pl := filepath.Join(dir, name+".plan.json")
@@ -223,13 +283,34 @@ func TestTFLMHarnessEndToEnd(t *testing.T) {
 				require.Zero(t, code)
 				require.Equal(t, want, got, "plan tflm, seed %d", seed)
 				require.LessOrEqual(t, used, online, "plan tflm's model uses more arena than TFLM's own plan")
-				got, _, code = harnessRun(t, h, exported, big, seed)
+				require.Equal(t, printed, online-used, "plan tflm's printed saving against the runtime's")
+				got, usedExported, code := harnessRun(t, h, exported, big, seed)
 				require.Zero(t, code)
 				require.Equal(t, want, got, "export tflm, seed %d", seed)
+				require.LessOrEqual(t, usedExported, used, "export tflm's model uses more arena than plan tflm's")
 			}
+			// The head hieropt computes for an offline plan is the
+			// runtime's, scratch buffers and all: TFLM's plan of the
+			// tensors alone (without the scratch buffers), offline,
+			// where TFLM puts the scratch buffers around it.
+			alone, err := tflm.ReadFile(model)
+			require.NoError(t, err)
+			alone.Scratch = nil
+			offs, _ := alone.Greedy()
+			copyPlan := filepath.Join(dir, name+".copy.tflite")
+			data, err := m.Write(to32(offs))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(copyPlan, data, 0o644))
+			_, online, _ := harnessRun(t, h, model, big, 1)
+			_, usedCopy, code := harnessRun(t, h, copyPlan, big, 1)
+			require.Zero(t, code)
+			_, greedy := m.Greedy()
+			_, headCopy := m.Head(to32(offs))
+			require.Equal(t, headCopy-greedy, usedCopy-online, "an offline copy of TFLM's plan of the tensors: hieropt's head against the runtime's (%d scratch buffers)", len(m.Scratch))
+			t.Logf("%s: %d scratch buffers, %d B; the tensors' plan offline %+d B at run time", name, len(m.Scratch), m.ScratchBytes(), usedCopy-online)
 			// TFLM's own plan puts the inputs and outputs where
 			// hieropt's copy of its planner (pack.TFLM) says.
-			offs, _ := m.Greedy()
+			offs, _ = m.Greedy()
 			at := harnessOffsets(t, h, model, big)
 			for k, i := range m.Graph.Inputs {
 				require.Equal(t, offs[i], at[fmt.Sprintf("input[%d]", k)], "input %d", k)
@@ -395,4 +476,12 @@ func sharedModels(t *testing.T) string {
 	}
 	t.Skip("shared/models/tflite not found beside the repository (set HIEROPT_SHARED)")
 	return ""
+}
+
+func to32(v []int64) []int32 {
+	out := make([]int32, len(v))
+	for i, x := range v {
+		out[i] = int32(x)
+	}
+	return out
 }
