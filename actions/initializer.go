@@ -160,7 +160,7 @@ func (in *Initializer) Order(t int) []int32 { return in.order[t] }
 // residents are chosen again with a margin (residentLevels) and the run
 // made again; the initializer keeps them from then on.
 func (in *Initializer) Run(lay *state.Layout, from int) (*state.Occupancy, error) {
-	return in.runRetry(nil, lay, from)
+	return in.runRetry(context.Background(), lay, from)
 }
 
 // RunContext is Run(lay, 0) that stops when ctx ends, between timesteps
@@ -188,7 +188,7 @@ func (in *Initializer) runRetry(ctx context.Context, lay *state.Layout, from int
 	return occ, err
 }
 
-// run is Run, once, stopped by ctx (if not nil) as RunContext says.
+// run is Run, once, stopped by ctx as RunContext says.
 func (in *Initializer) run(ctx context.Context, lay *state.Layout, from int) (*state.Occupancy, error) {
 	p := in.p
 	var occ *state.Occupancy
@@ -234,7 +234,7 @@ func (in *Initializer) run(ctx context.Context, lay *state.Layout, from int) (*s
 	}
 	w := in.NewWalk()
 	for t := from; t < p.Prog.Timesteps(); t++ {
-		if ctx != nil && (t-from)%ctxEvery == 0 && ctx.Err() != nil {
+		if (t-from)%ctxEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		if err := w.Step(occ, lay, t); err != nil {
