@@ -378,8 +378,17 @@ func AlignUp(v, a int64) int64 {
 	return v
 }
 
-// AlignDown rounds v down to a multiple of a (v >= 0).
-func AlignDown(v, a int64) int64 { return v - v%a }
+// AlignDown rounds v down to a multiple of a (a > 0), toward minus
+// infinity: a negative v gives a negative multiple, so that a caller
+// packing down from a level's top sees that a block does not fit below
+// offset 0 (Go's % keeps the sign of v: -48 - (-48 % 128) would be 0).
+func AlignDown(v, a int64) int64 {
+	r := v % a
+	if r < 0 {
+		r += a
+	}
+	return v - r
+}
 
 // Levels returns the number of levels.
 func (p *Problem) Levels() int { return p.nl }

@@ -614,3 +614,14 @@ func TestMemo(t *testing.T) {
 	assert.Equal(t, []int{2}, p.Memo(key{2}, func() any { return []int{2} }), "another key")
 	assert.Equal(t, int32(1), calls.Load())
 }
+
+// AlignDown rounds toward minus infinity, so that a block packed down from
+// a level's top that reaches below offset 0 gets a negative offset, not 0.
+func TestAlignDown(t *testing.T) {
+	for _, c := range []struct{ v, a, want int64 }{
+		{0, 128, 0}, {127, 128, 0}, {128, 128, 128}, {300, 64, 256},
+		{-1, 128, -128}, {-48, 128, -128}, {-128, 128, -128}, {-129, 128, -256},
+	} {
+		assert.Equal(t, c.want, state.AlignDown(c.v, c.a), "AlignDown(%d, %d)", c.v, c.a)
+	}
+}

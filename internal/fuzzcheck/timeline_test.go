@@ -174,3 +174,19 @@ func requireInfeasible(t *testing.T, what string, err error, desc string) {
 	require.True(t, errors.As(err, &ie) || errors.As(err, &ce) || errors.As(err, &pe), "%s: %T %v\n%s", what, err, err, desc)
 	require.NotContains(t, err.Error(), "\n")
 }
+
+// Random program 71 of TestTimelinePlanners (found by its exhaustive run):
+// the resident-levels pre-pass packs constants down from a level's top,
+// and a constant aligned to 128 B whose footprint reached below offset 0
+// was placed at 0 over another resident (state.AlignDown rounded a
+// negative offset toward zero). resident-all and the search (which walks
+// that start) must plan it.
+func TestResidentLevelsBelowZero(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1515, 71))
+	prog, prof := timelineProblem(rng)
+	for _, planner := range []string{"resident-all", "search"} {
+		res, err := hieropt.Plan(context.Background(), prog, prof, &hieropt.Settings{Planner: planner})
+		require.NoError(t, err, planner)
+		require.True(t, res.Check.Valid(), planner)
+	}
+}
