@@ -70,33 +70,7 @@ func residents(p *state.Problem, share float64) []residentSeg {
 	if room <= 0 {
 		return nil
 	}
-	type cand struct {
-		b    int
-		gain float64
-	}
-	var cs []cand
-	for b := range p.Blocks() {
-		blk := p.Block(b)
-		if blk.Kind != workload.Constant || p.Pin(b) != state.NoPin || !p.Allowed(b, l) || p.Home(b) == l || len(blk.Reads) == 0 {
-			continue
-		}
-		home := &p.HW.Levels[p.Home(b)]
-		gain := float64(len(blk.Reads)) * (home.Out.Time(blk.Size) - lv.Out.Time(blk.Size))
-		if gain > 0 {
-			cs = append(cs, cand{b, gain / float64(p.Foot(b, l))})
-		}
-	}
-	slices.SortStableFunc(cs, func(x, y cand) int { return cmp.Or(cmp.Compare(y.gain, x.gain), cmp.Compare(x.b, y.b)) })
-	var out []residentSeg
-	end := lv.Capacity
-	for _, c := range cs {
-		off := state.AlignDown(end-p.Foot(c.b, l), p.Align(c.b, l))
-		if off < 0 || lv.Capacity-off > room {
-			continue
-		}
-		out = append(out, residentSeg{c.b, state.Seg{From: int32(p.Block(c.b).First), Level: l, Offset: off, Lead: state.Resident}})
-		end = off
-	}
+	out, _ := packResidents(p, l, room, func(b int) bool { return p.Home(b) != l })
 	slices.SortFunc(out, func(x, y residentSeg) int { return cmp.Compare(x.b, y.b) })
 	return out
 }
@@ -152,37 +126,54 @@ func residentLevels(p *state.Problem, margin bool) []residentSeg {
 			room -= largest
 		}
 		faster = true
-		type cand struct {
-			b    int
-			gain float64
+		chosen, end := packResidents(p, l, room, func(b int) bool { return !taken[b] && p.Home(b) > l })
+		for _, r := range chosen {
+			taken[r.b] = true
 		}
-		var cs []cand
-		for b := range p.Blocks() {
-			blk := p.Block(b)
-			if taken[b] || blk.Kind != workload.Constant || p.Pin(b) != state.NoPin || !p.Allowed(b, l) || p.Home(b) <= l || len(blk.Reads) == 0 {
-				continue
-			}
-			home := &p.HW.Levels[p.Home(b)]
-			gain := float64(len(blk.Reads)) * (home.Out.Time(blk.Size) - lv.Out.Time(blk.Size))
-			if gain > 0 {
-				cs = append(cs, cand{b, gain / float64(p.Foot(b, l))})
-			}
-		}
-		slices.SortStableFunc(cs, func(x, y cand) int { return cmp.Or(cmp.Compare(y.gain, x.gain), cmp.Compare(x.b, y.b)) })
-		end := lv.Capacity
-		for _, c := range cs {
-			off := state.AlignDown(end-p.Foot(c.b, l), p.Align(c.b, l))
-			if off < 0 || lv.Capacity-off > room {
-				continue
-			}
-			out = append(out, residentSeg{c.b, state.Seg{From: int32(p.Block(c.b).First), Level: int32(l), Offset: off, Lead: state.Resident}})
-			taken[c.b] = true
-			end = off
-		}
+		out = append(out, chosen...)
 		left += end
 	}
 	slices.SortFunc(out, func(x, y residentSeg) int { return cmp.Compare(x.b, y.b) })
 	return out
+}
+
+// packResidents chooses the resident constants of level l, as residents
+// and residentLevels say: among the constants not pinned, read, that may
+// live in l and that eligible admits, by their saving per byte in l (the
+// sum over their reads of out(home) - out(l), over their footprint in l;
+// highest first, ties by block ID), each while the chosen ones fit in
+// room, packed from the top of l down. It returns them in the order
+// chosen, and the lowest offset they take (l's capacity if none).
+func packResidents(p *state.Problem, l int, room int64, eligible func(b int) bool) ([]residentSeg, int64) {
+	lv := &p.HW.Levels[l]
+	type cand struct {
+		b    int
+		gain float64
+	}
+	var cs []cand
+	for b := range p.Blocks() {
+		blk := p.Block(b)
+		if blk.Kind != workload.Constant || p.Pin(b) != state.NoPin || !p.Allowed(b, l) || len(blk.Reads) == 0 || !eligible(b) {
+			continue
+		}
+		home := &p.HW.Levels[p.Home(b)]
+		gain := float64(len(blk.Reads)) * (home.Out.Time(blk.Size) - lv.Out.Time(blk.Size))
+		if gain > 0 {
+			cs = append(cs, cand{b, gain / float64(p.Foot(b, l))})
+		}
+	}
+	slices.SortStableFunc(cs, func(x, y cand) int { return cmp.Or(cmp.Compare(y.gain, x.gain), cmp.Compare(x.b, y.b)) })
+	var out []residentSeg
+	end := lv.Capacity
+	for _, c := range cs {
+		off := state.AlignDown(end-p.Foot(c.b, l), p.Align(c.b, l))
+		if off < 0 || lv.Capacity-off > room {
+			continue
+		}
+		out = append(out, residentSeg{c.b, state.Seg{From: int32(p.Block(c.b).First), Level: int32(l), Offset: off, Lead: state.Resident}})
+		end = off
+	}
+	return out, end
 }
 
 // newTimelineInit precomputes the stream points and dmin of p.
